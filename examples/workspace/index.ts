@@ -1,0 +1,15 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Registry } from '../../src/index.js';
+import { createWorkspaceTools } from './tools.js';
+
+/**
+ * The example workspace tool set. The workspace root is `$TOOLPACT_WORKSPACE`, or the bundled
+ * `sample/` folder beside this file.
+ */
+export const workspaceRoot =
+  process.env.TOOLPACT_WORKSPACE ?? join(dirname(fileURLToPath(import.meta.url)), 'sample');
+
+export { createWorkspaceTools };
+
+export default new Registry().register(...createWorkspaceTools(workspaceRoot));

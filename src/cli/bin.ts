@@ -1,0 +1,23 @@
+import { createInterface } from 'node:readline/promises';
+import { execute } from './main.js';
+
+// The only place that touches the process: everything else is `execute(argv, io)`.
+const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+const code = await execute(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  cwd: process.cwd(),
+  env: process.env,
+  interactive,
+  prompt: interactive
+    ? async (question) => {
+        const reader = createInterface({ input: process.stdin, output: process.stdout });
+        try {
+          return await reader.question(question);
+        } finally {
+          reader.close();
+        }
+      }
+    : undefined,
+});
+process.exitCode = code;

@@ -1,0 +1,59 @@
+import { type CliIo, type Command, type ExitCode, UsageError } from './io.js';
+
+/** Subcommands, each loaded only when used. */
+const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Command }> } = {
+  call: () => import('./commands/call.js'),
+  inspect: () => import('./commands/inspect.js'),
+};
+
+const VERSION = '0.1.0';
+
+/**
+ * Runs the `toolpact` command: a pure function of its arguments and its I/O, as tests call it.
+ * Exit codes: 0 clean, 1 findings or a failed call, 2 usage or fatal error.
+ *
+ * @example
+ * const code = await execute(['call', 'examples/workspace/index.ts', 'list_dir', '{}'], io);
+ */
+export async function execute(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(await helpText());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout(`${VERSION}\n`);
+    return 0;
+  }
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) {
+    io.stderr(`toolpact: unknown command "${name}". Commands: ${Object.keys(COMMANDS).sort().join(', ')}.\n`);
+    return 2;
+  }
+  const { command } = await load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(`${command.usage}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`toolpact ${name}: ${error.message}\nUsage: ${command.usage.split('\n')[0]}\n`);
+      return 2;
+    }
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    io.stderr(`toolpact ${name}: ${reason}\n`);
+    return 2;
+  }
+}
+
+async function helpText(): Promise<string> {
+  const lines = ['toolpact: tools as API contracts for LLM agents', '', 'Commands:'];
+  for (const name of Object.keys(COMMANDS).sort()) {
+    const { command } = await COMMANDS[name]!();
+    lines.push(`  ${name.padEnd(10)} ${command.summary}`);
+  }
+  lines.push('', 'Run "toolpact <command> --help" for its options.', '');
+  return lines.join('\n');
+}

@@ -1,0 +1,55 @@
+import type { ToolContract } from '../contract/index.js';
+import type { ArgumentValidator } from '../dispatch/validation.js';
+
+/** The brand that marks a value as a toolpact tool (survives duplicate copies of the package). */
+export const TOOL_BRAND = Symbol.for('toolpact.tool');
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolExecuteContext {
+  /** Aborted when the caller cancels or the call times out; pass it on to fetch, child processes, … */
+  readonly signal: AbortSignal;
+  /** The tool's own contract. */
+  readonly tool: ToolContract;
+  /** The provider's call id, when the caller passed one. */
+  readonly callId: string | undefined;
+  /** Whatever the caller passed as `state` to `dispatch`/`call` (a session, a user, a workspace). */
+  readonly state: unknown;
+}
+
+/** Extra facts about a tool that are not part of what the model sees. */
+export interface ToolMeta {
+  /** Where the tool comes from: `local` (default) or e.g. `mcp:<server>` for imported tools. */
+  readonly source?: string;
+  /** Lint rules switched off for this tool, by rule name. */
+  readonly lint?: { readonly disable?: readonly string[] };
+  readonly [key: string]: unknown;
+}
+
+/**
+ * A tool: its contract (plain data) plus what it takes to run it. Made by `defineTool` or another
+ * front end, enrolled in a `Registry`.
+ */
+export interface Tool<Args = unknown, Result = unknown> {
+  readonly [TOOL_BRAND]: true;
+  readonly contract: ToolContract;
+  /** Wall-clock limit for one call, in milliseconds. */
+  readonly timeoutMs: number | undefined;
+  readonly meta: ToolMeta;
+  /** Validates the model's arguments; the value it returns is what `execute` receives. */
+  readonly validate: ArgumentValidator<Args>;
+  readonly execute: (args: Args, context: ToolExecuteContext) => Result | Promise<Result>;
+}
+
+/** Any tool, whatever its argument and result types. */
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every argument type.
+export type AnyTool = Tool<any, unknown>;
+
+/** True when `value` is a toolpact tool. */
+export function isTool(value: unknown): value is AnyTool {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    (value as Record<symbol, unknown>)[TOOL_BRAND] === true &&
+    typeof (value as AnyTool).execute === 'function'
+  );
+}

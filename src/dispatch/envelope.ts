@@ -1,0 +1,101 @@
+import type { ValidationIssue } from './issues.js';
+import type { JsonSyntaxProblem } from './parse.js';
+import type { JsonValue } from './serialize.js';
+
+/** The framework's error types. A tool's own failure uses its error's name or the type it chose. */
+export type FrameworkErrorType =
+  | 'unknown_tool'
+  | 'invalid_json'
+  | 'invalid_arguments'
+  | 'permission_denied'
+  | 'timeout'
+  | 'aborted'
+  | 'result_not_serializable';
+
+/** Every framework error type, in a stable order (for docs and meta-tests). */
+export const FRAMEWORK_ERROR_TYPES: readonly FrameworkErrorType[] = Object.freeze([
+  'unknown_tool',
+  'invalid_json',
+  'invalid_arguments',
+  'permission_denied',
+  'timeout',
+  'aborted',
+  'result_not_serializable',
+]);
+
+interface ErrorBase {
+  /** What went wrong and what to do instead, written for the model. */
+  readonly message: string;
+  /** The tool the call named. */
+  readonly tool: string;
+}
+
+export interface UnknownToolError extends ErrorBase {
+  readonly type: 'unknown_tool';
+  /** Up to three registered names closest to the one the model sent. */
+  readonly suggestions: readonly string[];
+}
+export interface InvalidJsonError extends ErrorBase, JsonSyntaxProblem {
+  readonly type: 'invalid_json';
+}
+export interface InvalidArgumentsError extends ErrorBase {
+  readonly type: 'invalid_arguments';
+  readonly issues: readonly ValidationIssue[];
+  /** How many further issues were found but not listed. */
+  readonly omittedIssues?: number;
+}
+export interface PermissionDeniedError extends ErrorBase {
+  readonly type: 'permission_denied';
+  readonly reason: string;
+  /** The rule that decided, when a policy names one. */
+  readonly rule?: string;
+}
+export interface TimeoutError extends ErrorBase {
+  readonly type: 'timeout';
+  readonly timeoutMs: number;
+}
+export interface AbortedError extends ErrorBase {
+  readonly type: 'aborted';
+}
+export interface ResultNotSerializableError extends ErrorBase {
+  readonly type: 'result_not_serializable';
+}
+/** A failure of the tool itself: a thrown `Error` (type = its name) or a {@link ToolError}. */
+export interface ToolFailure extends ErrorBase {
+  readonly type: string;
+  readonly hint?: string;
+  readonly retryable?: boolean;
+  readonly details?: { readonly [key: string]: JsonValue };
+}
+
+export type FrameworkError =
+  | UnknownToolError
+  | InvalidJsonError
+  | InvalidArgumentsError
+  | PermissionDeniedError
+  | TimeoutError
+  | AbortedError
+  | ResultNotSerializableError;
+
+/** Marks where a large result was cut, so the model knows it saw only a part. */
+export interface Truncation {
+  readonly totalChars: number;
+  readonly shownChars: number;
+  readonly message: string;
+}
+
+export interface SuccessEnvelope<R = JsonValue> {
+  readonly ok: true;
+  readonly result: R;
+  readonly truncated?: Truncation;
+}
+export interface FailureEnvelope {
+  readonly ok: false;
+  readonly error: FrameworkError | ToolFailure;
+}
+
+/**
+ * What every call answers, as a value (`call`) or as its JSON text (`dispatch`).
+ * Narrow on `ok`, then on `error.type`.
+ */
+export type Envelope<R = JsonValue> = SuccessEnvelope<R> | FailureEnvelope;

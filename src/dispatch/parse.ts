@@ -1,0 +1,160 @@
+import type { ValidationIssue } from './issues.js';
+import { makeIssue } from './make-issue.js';
+
+/** Bounds on what a model may send as arguments. */
+export interface ArgumentLimits {
+  /** Largest raw argument string, in UTF-16 code units (default 1,000,000). */
+  readonly maxBytes: number;
+  /** Deepest nesting of arrays and objects (default 64). */
+  readonly maxDepth: number;
+  /** Most values (objects, arrays, scalars) in one call's arguments (default 100,000). */
+  readonly maxNodes: number;
+}
+
+export const DEFAULT_ARGUMENT_LIMITS: ArgumentLimits = Object.freeze({
+  maxBytes: 1_000_000,
+  maxDepth: 64,
+  maxNodes: 100_000,
+});
+
+/** Where a raw JSON string failed to parse. */
+export interface JsonSyntaxProblem {
+  readonly position: number;
+  readonly line: number;
+  readonly column: number;
+  readonly detail: string;
+  /** A short excerpt of the text around the position. */
+  readonly near: string;
+}
+
+export type ParseOutcome =
+  | { readonly kind: 'ok'; readonly value: Record<string, unknown> }
+  | { readonly kind: 'invalid_json'; readonly problem: JsonSyntaxProblem }
+  | { readonly kind: 'invalid_arguments'; readonly issues: readonly ValidationIssue[] };
+
+/**
+ * Turns what a provider sent into an arguments object. A JSON string is parsed; an empty string,
+ * `null` or nothing means no arguments (`{}`); anything else must be a JSON object. The result is
+ * checked against the limits and for prototype keys, and an object the caller passed is copied, so
+ * neither defaults nor the tool can change the caller's value.
+ */
+export function parseArguments(raw: unknown, limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS): ParseOutcome {
+  let value: unknown;
+  let owned = false;
+  if (raw === undefined || raw === null) return { kind: 'ok', value: {} };
+  if (typeof raw === 'string') {
+    if (raw.length > limits.maxBytes) {
+      return tooLarge(`at most ${limits.maxBytes} characters of JSON`, `${raw.length} characters`);
+    }
+    if (raw.trim() === '') return { kind: 'ok', value: {} };
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      return { kind: 'invalid_json', problem: locateSyntaxError(raw, error) };
+    }
+    owned = true;
+  } else {
+    value = raw;
+  }
+  if (value === null) return { kind: 'ok', value: {} };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    const received = Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    return {
+      kind: 'invalid_arguments',
+      issues: [makeIssue('invalid_type', [], 'an object whose keys are the parameter names', received)],
+    };
+  }
+  const walked = walk(value, limits, owned);
+  if ('issue' in walked) return { kind: 'invalid_arguments', issues: [walked.issue] };
+  return { kind: 'ok', value: walked.value as Record<string, unknown> };
+}
+
+function tooLarge(expected: string, received: string): ParseOutcome {
+  return { kind: 'invalid_arguments', issues: [makeIssue('too_large', [], expected, received)] };
+}
+
+const FORBIDDEN_KEYS = new Set(['__proto__']);
+
+/**
+ * One pass over the value: depth and size bounds, forbidden keys, and (for values the caller owns)
+ * a copy made with own data properties only, so no setter, getter or prototype is ever touched.
+ */
+function walk(
+  root: unknown,
+  limits: ArgumentLimits,
+  owned: boolean,
+): { value: unknown } | { issue: ValidationIssue } {
+  let nodes = 0;
+  const path: (string | number)[] = [];
+  let failure: ValidationIssue | undefined;
+
+  const visit = (node: unknown, depth: number): unknown => {
+    if (failure) return undefined;
+    if (++nodes > limits.maxNodes) {
+      failure = makeIssue('too_large', [], `at most ${limits.maxNodes} values in the arguments`, 'more');
+      return undefined;
+    }
+    if (node === null || typeof node !== 'object') return node;
+    if (depth >= limits.maxDepth) {
+      failure = makeIssue('too_deep', path, `at most ${limits.maxDepth} levels of nesting`, 'deeper nesting');
+      return undefined;
+    }
+    if (Array.isArray(node)) {
+      const copy: unknown[] = owned ? node : new Array(node.length);
+      for (let index = 0; index < node.length; index++) {
+        path.push(index);
+        const item = visit(node[index], depth + 1);
+        if (!owned) copy[index] = item;
+        path.pop();
+      }
+      return copy;
+    }
+    const source = node as Record<string, unknown>;
+    const copy: Record<string, unknown> = owned ? source : {};
+    for (const key of Object.keys(source)) {
+      if (FORBIDDEN_KEYS.has(key)) {
+        path.push(key);
+        failure = makeIssue(
+          'forbidden_key',
+          path,
+          'ordinary parameter names',
+          `the key ${JSON.stringify(key)}`,
+        );
+        path.pop();
+        return undefined;
+      }
+      path.push(key);
+      const item = visit(source[key], depth + 1);
+      path.pop();
+      if (!owned)
+        Object.defineProperty(copy, key, {
+          value: item,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+    }
+    return copy;
+  };
+
+  const value = visit(root, 0);
+  return failure ? { issue: failure } : { value };
+}
+
+function locateSyntaxError(text: string, error: unknown): JsonSyntaxProblem {
+  const message = error instanceof Error ? error.message : String(error);
+  const match = /position (\d+)/.exec(message);
+  const position = match ? Number(match[1]) : text.length;
+  let line = 1;
+  let lineStart = 0;
+  for (let index = 0; index < position && index < text.length; index++) {
+    if (text.charCodeAt(index) === 10) {
+      line++;
+      lineStart = index + 1;
+    }
+  }
+  // V8's message starts with what it found; keep that part and drop the echo of the input.
+  const detail = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/^(.*?), "[\s\S]*$/, '$1');
+  const near = text.slice(Math.max(0, position - 20), position + 20);
+  return { position, line, column: position - lineStart + 1, detail, near };
+}

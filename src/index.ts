@@ -1,0 +1,59 @@
+/**
+ * toolpact: tools as API contracts for LLM agents.
+ *
+ * The root entry is light: the contract, `defineTool`, the `Registry` and the envelope types.
+ * Heavier parts sit behind subpaths.
+ */
+export {
+  CATEGORIES,
+  CATEGORY_DEFAULTS,
+  type CategoryDefaults,
+  explainInvalidToolName,
+  isToolCategory,
+  type JsonSchema,
+  normalizeSchema,
+  type Permission,
+  type ReturnContract,
+  type RiskLevel,
+  resolveEffects,
+  TOOL_NAME_PATTERN,
+  type ToolCategory,
+  type ToolContract,
+  type ToolEffects,
+  type ToolExample,
+} from './contract/index.js';
+export {
+  type DefineToolOptions,
+  defineTool,
+  type InferArguments,
+  type InferResult,
+  type SchemaInput,
+  type StandardSchemaWithJson,
+} from './define/define-tool.js';
+export type { FromJsonSchema } from './define/from-json-schema.js';
+export { type AnyTool, isTool, type Tool, type ToolExecuteContext, type ToolMeta } from './define/tool.js';
+export {
+  type AbortedError,
+  type Envelope,
+  type FailureEnvelope,
+  FRAMEWORK_ERROR_TYPES,
+  type FrameworkError,
+  type FrameworkErrorType,
+  type InvalidArgumentsError,
+  type InvalidJsonError,
+  type PermissionDeniedError,
+  type ResultNotSerializableError,
+  type SuccessEnvelope,
+  type TimeoutError,
+  type ToolFailure,
+  type Truncation,
+  type UnknownToolError,
+} from './dispatch/envelope.js';
+export type { ApprovalAnswer, Approver, BeforeCallHook, GateDecision, GateRequest } from './dispatch/gate.js';
+export type { IssueCode, ValidationIssue } from './dispatch/issues.js';
+export { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './dispatch/parse.js';
+export { type JsonValue, toJsonValue } from './dispatch/serialize.js';
+export { isToolError, ToolError, type ToolErrorOptions } from './dispatch/tool-error.js';
+export type { ArgumentValidator, ValidationResult } from './dispatch/validation.js';
+export { type DefinitionErrorCode, ToolDefinitionError } from './errors/index.js';
+export { type CallOptions, type CallRecord, Registry, type RegistryOptions } from './registry/registry.js';

@@ -1,0 +1,407 @@
+import type { ToolContract } from '../contract/index.js';
+import { type AnyTool, isTool } from '../define/tool.js';
+import type { Envelope, FailureEnvelope } from '../dispatch/envelope.js';
+import {
+  abortedFailure,
+  invalidArgumentsFailure,
+  invalidJsonFailure,
+  notSerializableFailure,
+  permissionDeniedFailure,
+  timeoutFailure,
+  toolFailure,
+  unknownToolFailure,
+} from '../dispatch/errors.js';
+import type { Approver, BeforeCallHook, GateDecision, GateRequest } from '../dispatch/gate.js';
+import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS, parseArguments } from '../dispatch/parse.js';
+import { runTool } from '../dispatch/run.js';
+import { CircularResultError, type JsonValue, toJsonValue } from '../dispatch/serialize.js';
+import { ToolDefinitionError } from '../errors/index.js';
+import { closestNames } from '../util/closest.js';
+
+/** Options of a {@link Registry}. */
+export interface RegistryOptions {
+  /** The permission gate: runs after validation, just before the function. */
+  readonly beforeCall?: BeforeCallHook;
+  /** Answers the gate's `ask`. Without one, `ask` is answered with `permission_denied`. */
+  readonly approver?: Approver;
+  /** Bounds on the arguments a model may send. */
+  readonly limits?: Partial<ArgumentLimits>;
+  /** Longest result, in characters of JSON, before it is cut with a visible marker (default 100,000). */
+  readonly maxResultChars?: number;
+  /** Wall-clock limit for every call without a tighter one, in milliseconds. */
+  readonly defaultTimeoutMs?: number;
+  /** Told of every call when it ends (for audit logs and metrics); an observer that throws is ignored. */
+  readonly observe?: (record: CallRecord) => void;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Aborting it ends the call with `aborted` and aborts the tool's own signal. */
+  readonly signal?: AbortSignal;
+  /** Wall-clock limit for this call; the tighter of this and the tool's own applies. */
+  readonly timeoutMs?: number;
+  /** The provider's id for this call, passed to the tool and to observers. */
+  readonly callId?: string;
+  /** Anything the tool and the gate should see: a session, a user, a workspace. */
+  readonly state?: unknown;
+}
+
+/** What an observer is told about a finished call. */
+export interface CallRecord {
+  readonly tool: string;
+  readonly category: ToolContract['category'] | undefined;
+  readonly callId: string | undefined;
+  /** The validated arguments, or what was parsed when validation failed, or undefined. */
+  readonly arguments: unknown;
+  readonly decision: GateDecision | undefined;
+  /** `ok`, or the error type of the envelope. */
+  readonly outcome: string;
+  readonly startedAt: number;
+  readonly durationMs: number;
+  readonly state: unknown;
+}
+
+/** The result of one call as a value and as the JSON text the model reads. */
+interface Completed {
+  readonly envelope: Envelope;
+  readonly text: string;
+}
+
+const DEFAULT_MAX_RESULT_CHARS = 100_000;
+
+/**
+ * The tools an agent may call, and the one way to call them. `schemas()` hands the contracts out;
+ * `dispatch()` runs a model's call through parse, validation, the gate and the function, and always
+ * answers with an envelope, never a throw.
+ *
+ * @example
+ * const registry = new Registry().register(readFile, listDir);
+ * const contracts = registry.schemas();
+ * const text = await registry.dispatch('read_file', '{"path":"README.md"}');
+ * // {"ok":true,"result":"# toolpact\n..."}
+ */
+export class Registry {
+  readonly #tools = new Map<string, AnyTool>();
+  readonly #options: RegistryOptions;
+  readonly #limits: ArgumentLimits;
+  readonly #maxResultChars: number;
+  readonly #listeners = new Set<() => void>();
+  readonly #sessionApprovals = new Set<string>();
+  #contracts: readonly ToolContract[] | undefined;
+
+  constructor(options: RegistryOptions = {}) {
+    this.#options = options;
+    this.#limits = { ...DEFAULT_ARGUMENT_LIMITS, ...options.limits };
+    this.#maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+    if (!(this.#maxResultChars >= 200)) {
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `maxResultChars is ${String(options.maxResultChars)}; give at least 200 characters so an envelope fits.`,
+      );
+    }
+  }
+
+  /** Enrols tools. A duplicate name (or a value that is not a tool) throws {@link ToolDefinitionError}. */
+  register(...input: readonly (AnyTool | readonly AnyTool[])[]): this {
+    const tools = input.flat() as AnyTool[];
+    const seen = new Set<string>();
+    for (const tool of tools) {
+      if (!isTool(tool)) {
+        throw new ToolDefinitionError(
+          'not_a_tool',
+          `register() received ${describeNonTool(tool)}, which is not a tool. Make tools with defineTool() and pass them as arguments.`,
+        );
+      }
+      const name = tool.contract.name;
+      if (this.#tools.has(name) || seen.has(name)) {
+        throw new ToolDefinitionError(
+          'duplicate_name',
+          `A tool named "${name}" is already registered. Tool names must be unique in a registry; rename one of them.`,
+          name,
+        );
+      }
+      seen.add(name);
+    }
+    for (const tool of tools) this.#tools.set(tool.contract.name, tool);
+    if (tools.length > 0) this.#changed();
+    return this;
+  }
+
+  /** Removes a tool; true when it was registered. */
+  unregister(name: string): boolean {
+    const removed = this.#tools.delete(name);
+    if (removed) this.#changed();
+    return removed;
+  }
+
+  /** The tool with that exact name, or undefined. */
+  get(name: string): AnyTool | undefined {
+    return typeof name === 'string' ? this.#tools.get(name) : undefined;
+  }
+
+  has(name: string): boolean {
+    return typeof name === 'string' && this.#tools.has(name);
+  }
+
+  /** Every registered tool, in registration order. */
+  list(): AnyTool[] {
+    return [...this.#tools.values()];
+  }
+
+  get size(): number {
+    return this.#tools.size;
+  }
+
+  /** The canonical contracts, in registration order; the same frozen array until the registry changes. */
+  schemas(): readonly ToolContract[] {
+    this.#contracts ??= Object.freeze(this.list().map((tool) => tool.contract));
+    return this.#contracts;
+  }
+
+  /** Calls `listener` whenever tools are registered or removed; returns a function that unsubscribes. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Runs a model's call and answers with the envelope's JSON text. `args` may be an object or the raw
+   * JSON string a provider sends. Never throws and never rejects.
+   */
+  async dispatch(name: string, args?: unknown, options?: CallOptions): Promise<string> {
+    return (await this.#run(name, args, options)).text;
+  }
+
+  /** The same as {@link dispatch}, answered as a typed value: narrow on `ok`, then `error.type`. */
+  async call(name: string, args?: unknown, options?: CallOptions): Promise<Envelope> {
+    return (await this.#run(name, args, options)).envelope;
+  }
+
+  async #run(name: unknown, args: unknown, options: CallOptions = {}): Promise<Completed> {
+    const startedAt = Date.now();
+    const toolName = typeof name === 'string' ? name : String(name);
+    let decision: GateDecision | undefined;
+    let seenArguments: unknown;
+    let tool: AnyTool | undefined;
+    let completed: Completed;
+    try {
+      tool = this.get(toolName);
+      completed = tool
+        ? await this.#runTool(
+            tool,
+            args,
+            options,
+            (value) => {
+              seenArguments = value;
+            },
+            (value) => {
+              decision = value;
+            },
+          )
+        : failed(unknownToolFailure(toolName, closestNames(toolName, this.#tools.keys())));
+    } catch (error) {
+      // Only a defect inside toolpact or a broken contract can land here; the model still gets an envelope.
+      completed = failed(toolFailure(toolName, error));
+    }
+    const observe = this.#options.observe;
+    if (observe) {
+      const envelope = completed.envelope;
+      try {
+        observe({
+          tool: toolName,
+          category: tool?.contract.category,
+          callId: options.callId,
+          arguments: seenArguments,
+          decision,
+          outcome: envelope.ok ? 'ok' : envelope.error.type,
+          startedAt,
+          durationMs: Date.now() - startedAt,
+          state: options.state,
+        });
+      } catch {
+        // An observer must not change the outcome of a call.
+      }
+    }
+    return completed;
+  }
+
+  async #runTool(
+    tool: AnyTool,
+    args: unknown,
+    options: CallOptions,
+    seeArguments: (value: unknown) => void,
+    seeDecision: (value: GateDecision) => void,
+  ): Promise<Completed> {
+    const contract = tool.contract;
+    const name = contract.name;
+    const parsed = parseArguments(args, this.#limits);
+    if (parsed.kind === 'invalid_json') return failed(invalidJsonFailure(name, parsed.problem));
+    if (parsed.kind === 'invalid_arguments') return failed(invalidArgumentsFailure(name, parsed.issues));
+    seeArguments(parsed.value);
+
+    const validation = await tool.validate(parsed.value);
+    if (!validation.ok) return failed(invalidArgumentsFailure(name, validation.issues));
+    seeArguments(validation.value);
+
+    if (options.signal?.aborted) return failed(abortedFailure(name));
+
+    const request: GateRequest = {
+      tool: contract,
+      meta: tool.meta,
+      arguments: validation.value,
+      callId: options.callId,
+      state: options.state,
+    };
+    const denial = await this.#gate(request, seeDecision);
+    if (denial) return failed(denial);
+
+    const timeoutMs = tightest(tool.timeoutMs, options.timeoutMs, this.#options.defaultTimeoutMs);
+    const outcome = await runTool(
+      (signal) =>
+        tool.execute(validation.value, {
+          signal,
+          tool: contract,
+          callId: options.callId,
+          state: options.state,
+        }),
+      { signal: options.signal, timeoutMs },
+    );
+    switch (outcome.kind) {
+      case 'returned':
+        return this.#succeed(name, outcome.value);
+      case 'threw':
+        return failed(toolFailure(name, outcome.error));
+      case 'timeout':
+        return failed(timeoutFailure(name, outcome.timeoutMs));
+      case 'aborted':
+        return failed(abortedFailure(name));
+      default: {
+        const exhaustive: never = outcome;
+        return exhaustive;
+      }
+    }
+  }
+
+  async #gate(
+    request: GateRequest,
+    seeDecision: (value: GateDecision) => void,
+  ): Promise<FailureEnvelope | undefined> {
+    const hook = this.#options.beforeCall;
+    if (!hook) return undefined;
+    const name = request.tool.name;
+    let decision: GateDecision | undefined;
+    try {
+      decision = await hook(request);
+    } catch {
+      decision = {
+        action: 'deny',
+        reason: 'the permission check failed, so the call was refused',
+        rule: 'gate-error',
+      };
+    }
+    if (!decision) return undefined;
+    seeDecision(decision);
+    switch (decision.action) {
+      case 'allow':
+        return undefined;
+      case 'deny':
+        return permissionDeniedFailure(name, decision.reason, decision.rule);
+      case 'ask': {
+        // A session is the lifetime of this registry: an approval "for the session" holds until it is dropped.
+        const sessionKey = name;
+        if (this.#sessionApprovals.has(sessionKey)) return undefined;
+        const approver = this.#options.approver;
+        if (!approver) {
+          return permissionDeniedFailure(
+            name,
+            `this call needs approval${decision.reason ? ` (${decision.reason})` : ''}, and no approver is configured to give it`,
+            decision.rule,
+          );
+        }
+        let answer: Awaited<ReturnType<Approver>>;
+        try {
+          answer = await approver({ ...request, decision });
+        } catch {
+          answer = { action: 'deny', reason: 'the approval could not be obtained' };
+        }
+        if (answer.action === 'allow') {
+          if (answer.scope === 'session') this.#sessionApprovals.add(sessionKey);
+          return undefined;
+        }
+        return permissionDeniedFailure(
+          name,
+          answer.reason ?? 'the approver declined this call',
+          decision.rule,
+        );
+      }
+      default: {
+        const exhaustive: never = decision;
+        return permissionDeniedFailure(
+          name,
+          `the gate answered ${JSON.stringify(exhaustive)}, which is not a decision`,
+        );
+      }
+    }
+  }
+
+  #succeed(name: string, value: unknown): Completed {
+    let result: JsonValue;
+    try {
+      result = toJsonValue(value);
+    } catch (error) {
+      const detail = error instanceof CircularResultError ? error.message : 'it could not be converted';
+      return failed(notSerializableFailure(name, detail));
+    }
+    const resultText = JSON.stringify(result);
+    const budget = this.#maxResultChars - 160;
+    if (resultText.length <= budget) {
+      return { envelope: { ok: true, result }, text: `{"ok":true,"result":${resultText}}` };
+    }
+    const source = typeof result === 'string' ? result : resultText;
+    const total = source.length;
+    let shown = source.slice(0, budget);
+    // Do not split a surrogate pair.
+    if (/[\uD800-\uDBFF]$/.test(shown)) shown = shown.slice(0, -1);
+    const envelope: Envelope = {
+      ok: true,
+      result: shown,
+      truncated: {
+        totalChars: total,
+        shownChars: shown.length,
+        message: `The result was cut to its first ${shown.length} of ${total} characters${typeof result === 'string' ? '' : ' of JSON'}. Ask for a smaller part (a narrower range, path or query) to see the rest.`,
+      },
+    };
+    return { envelope, text: JSON.stringify(envelope) };
+  }
+
+  #changed(): void {
+    this.#contracts = undefined;
+    for (const listener of this.#listeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure must not break registration.
+      }
+    }
+  }
+}
+
+function failed(envelope: FailureEnvelope): Completed {
+  return { envelope, text: JSON.stringify(envelope) };
+}
+
+function tightest(...values: (number | undefined)[]): number | undefined {
+  let best: number | undefined;
+  for (const value of values) {
+    if (value !== undefined && Number.isFinite(value) && value > 0 && (best === undefined || value < best))
+      best = value;
+  }
+  return best;
+}
+
+function describeNonTool(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'function') return `a function${value.name ? ` (${value.name})` : ''}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
