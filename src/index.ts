@@ -21,7 +21,9 @@ export {
   type ToolContract,
   type ToolEffects,
   type ToolExample,
+  WIDE_TOOL_NAME_PATTERN,
 } from './contract/index.js';
+export { type CreateToolOptions, createTool } from './define/create-tool.js';
 export {
   type DefineToolOptions,
   defineTool,

@@ -5,7 +5,7 @@ export {
   isToolCategory,
   resolveEffects,
 } from './categories.js';
-export { explainInvalidToolName, TOOL_NAME_PATTERN } from './names.js';
+export { explainInvalidToolName, TOOL_NAME_PATTERN, WIDE_TOOL_NAME_PATTERN } from './names.js';
 export {
   normalizeSchema,
   SCHEMA_ARRAY_KEYWORDS,

@@ -2,6 +2,13 @@
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
+ * The wider profile MCP allows (SEP-986): dots and up to 128 characters. A tool that enters from
+ * elsewhere (an imported MCP server, a corpus) may carry such a name; `defineTool` does not accept one,
+ * and each provider adapter gives such a tool a provider-safe alias.
+ */
+export const WIDE_TOOL_NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
  * Why `name` is not a valid tool name, or `undefined` when it is.
  * The text says what was received and how to fix it.
  */

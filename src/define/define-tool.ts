@@ -14,6 +14,7 @@ import { checkJsonSchema, jsonSchemaValidator } from '../dispatch/validate-json-
 import { standardSchemaValidator } from '../dispatch/validate-standard-schema.js';
 import type { ArgumentValidator } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
+import { deepFreeze } from '../util/deep-freeze.js';
 import type { FromJsonSchema } from './from-json-schema.js';
 import { TOOL_BRAND, type Tool, type ToolExecuteContext, type ToolMeta } from './tool.js';
 
@@ -225,12 +226,4 @@ function resolveSchema(
     );
   }
   return { schema, validator: jsonSchemaValidator(schema) };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
-  return value;
 }

@@ -1,4 +1,4 @@
-import type { ToolContract } from '../contract/index.js';
+import { type ToolContract, WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
 import { type AnyTool, isTool } from '../define/tool.js';
 import type { Envelope, FailureEnvelope } from '../dispatch/envelope.js';
 import {
@@ -113,6 +113,12 @@ export class Registry {
         );
       }
       const name = tool.contract.name;
+      if (typeof name !== 'string' || !WIDE_TOOL_NAME_PATTERN.test(name)) {
+        throw new ToolDefinitionError(
+          'invalid_name',
+          `register() received a tool named ${JSON.stringify(name)}; names use 1 to 128 of A-Z a-z 0-9 _ - . (make tools with defineTool or createTool).`,
+        );
+      }
       if (this.#tools.has(name) || seen.has(name)) {
         throw new ToolDefinitionError(
           'duplicate_name',
