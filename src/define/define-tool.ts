@@ -183,7 +183,9 @@ function resolveSchema(
   if (value === undefined) {
     return { schema: NO_PARAMETERS, validator: jsonSchemaValidator(NO_PARAMETERS) };
   }
-  if (value === null || typeof value !== 'object') {
+  // arktype's types are callable, so a schema may be a function carrying `~standard`.
+  const isSchemaObject = value !== null && (typeof value === 'object' || typeof value === 'function');
+  if (!isSchemaObject || (typeof value === 'function' && !('~standard' in value))) {
     throw new ToolDefinitionError(
       'invalid_schema',
       `Tool "${tool}": ${side} must be a zod (or other Standard Schema) schema or a JSON Schema object, received ${value === null ? 'null' : typeof value}.`,

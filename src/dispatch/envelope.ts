@@ -99,3 +99,23 @@ export interface FailureEnvelope {
  * Narrow on `ok`, then on `error.type`.
  */
 export type Envelope<R = JsonValue> = SuccessEnvelope<R> | FailureEnvelope;
+
+/** The framework error with that `type`. */
+export type FrameworkErrorOf<T extends FrameworkErrorType> = Extract<FrameworkError, { type: T }>;
+
+/**
+ * Narrows an envelope to a framework error of one type. (A tool's own failure may use any string as its
+ * type, so a plain `error.type === '…'` check cannot narrow the union on its own.)
+ *
+ * @example
+ * const envelope = await registry.call('read_file', args);
+ * if (isErrorType(envelope, 'invalid_arguments')) {
+ *   for (const issue of envelope.error.issues) console.log(issue.path, issue.expected);
+ * }
+ */
+export function isErrorType<T extends FrameworkErrorType>(
+  envelope: Envelope<unknown>,
+  type: T,
+): envelope is FailureEnvelope & { readonly error: FrameworkErrorOf<T> } {
+  return !envelope.ok && envelope.error.type === type;
+}

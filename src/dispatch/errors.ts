@@ -121,7 +121,8 @@ export function toolFailure(tool: string, thrown: unknown): FailureEnvelope {
   }
   let description: string;
   try {
-    description = typeof thrown === 'string' ? thrown : JSON.stringify(toJsonValue(thrown));
+    description =
+      thrown === undefined ? '' : typeof thrown === 'string' ? thrown : JSON.stringify(toJsonValue(thrown));
   } catch {
     description = String(typeof thrown);
   }

@@ -1,4 +1,5 @@
 import type { ValidationIssue } from './issues.js';
+import { jsonErrorPosition } from './json-error-position.js';
 import { makeIssue } from './make-issue.js';
 
 /** Bounds on what a model may send as arguments. */
@@ -49,8 +50,8 @@ export function parseArguments(raw: unknown, limits: ArgumentLimits = DEFAULT_AR
     if (raw.trim() === '') return { kind: 'ok', value: {} };
     try {
       value = JSON.parse(raw);
-    } catch (error) {
-      return { kind: 'invalid_json', problem: locateSyntaxError(raw, error) };
+    } catch {
+      return { kind: 'invalid_json', problem: locateSyntaxError(raw) };
     }
     owned = true;
   } else {
@@ -141,20 +142,16 @@ function walk(
   return failure ? { issue: failure } : { value };
 }
 
-function locateSyntaxError(text: string, error: unknown): JsonSyntaxProblem {
-  const message = error instanceof Error ? error.message : String(error);
-  const match = /position (\d+)/.exec(message);
-  const position = match ? Number(match[1]) : text.length;
+function locateSyntaxError(text: string): JsonSyntaxProblem {
+  const { position, detail } = jsonErrorPosition(text);
   let line = 1;
   let lineStart = 0;
-  for (let index = 0; index < position && index < text.length; index++) {
+  for (let index = 0; index < position; index++) {
     if (text.charCodeAt(index) === 10) {
       line++;
       lineStart = index + 1;
     }
   }
-  // V8's message starts with what it found; keep that part and drop the echo of the input.
-  const detail = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/^(.*?), "[\s\S]*$/, '$1');
   const near = text.slice(Math.max(0, position - 20), position + 20);
   return { position, line, column: position - lineStart + 1, detail, near };
 }

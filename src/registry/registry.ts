@@ -365,19 +365,28 @@ export class Registry {
     }
     const source = typeof result === 'string' ? result : resultText;
     const total = source.length;
-    let shown = source.slice(0, budget);
-    // Do not split a surrogate pair.
-    if (/[\uD800-\uDBFF]$/.test(shown)) shown = shown.slice(0, -1);
-    const envelope: Envelope = {
-      ok: true,
-      result: shown,
-      truncated: {
-        totalChars: total,
-        shownChars: shown.length,
-        message: `The result was cut to its first ${shown.length} of ${total} characters${typeof result === 'string' ? '' : ' of JSON'}. Ask for a smaller part (a narrower range, path or query) to see the rest.`,
-      },
-    };
-    return { envelope, text: JSON.stringify(envelope) };
+    const isText = typeof result === 'string';
+    // Escaping can make the shown part longer than its length in the source, so shrink until it fits.
+    let keep = Math.min(total, budget);
+    let envelope: Envelope;
+    let text: string;
+    for (;;) {
+      let shown = source.slice(0, keep);
+      if (/[\uD800-\uDBFF]$/.test(shown)) shown = shown.slice(0, -1); // never split a surrogate pair
+      envelope = {
+        ok: true,
+        result: shown,
+        truncated: {
+          totalChars: total,
+          shownChars: shown.length,
+          message: `The result was cut to its first ${shown.length} of ${total} characters${isText ? '' : ' of JSON'}. Ask for a smaller part (a narrower range, path or query) to see the rest.`,
+        },
+      };
+      text = JSON.stringify(envelope);
+      if (text.length <= this.#maxResultChars || keep === 0) break;
+      keep = Math.max(0, Math.floor(keep * (this.#maxResultChars / text.length)) - 8);
+    }
+    return { envelope, text };
   }
 
   #changed(): void {
