@@ -37,7 +37,29 @@ export async function loadRegistry(modulePath: string, cwd: string): Promise<Reg
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     throw new UsageError(`Cannot load "${modulePath}": ${reason}`);
   }
-  return registryFromExports(exports, modulePath);
+  return registryFromExports(unwrapCommonJs(exports), modulePath);
+}
+
+/**
+ * A TypeScript file outside an ESM package is loaded as CommonJS, and its namespace's `default` is
+ * then the whole `module.exports` object (with the real default export inside). Unwrap that.
+ */
+function unwrapCommonJs(exports: Record<string, unknown>): Record<string, unknown> {
+  const inner = exports.default;
+  if (
+    inner === null ||
+    typeof inner !== 'object' ||
+    Array.isArray(inner) ||
+    isRegistryLike(inner) ||
+    isTool(inner)
+  ) {
+    return exports;
+  }
+  const names = Object.keys(exports).filter((key) => key !== 'default');
+  const mirrors = names.every((key) => Object.hasOwn(inner, key));
+  return mirrors && (Object.hasOwn(inner, 'default') || names.length > 0)
+    ? (inner as Record<string, unknown>)
+    : exports;
 }
 
 /** Picks the tools out of a module's exports (see {@link loadRegistry} for the order). */

@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from 'vitest';
+
+const srcDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
+
+/** Every package a module graph imports statically (dynamic `import()` is lazy and not counted). */
+function staticPackages(entry: string): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const source = readFileSync(file, 'utf8');
+    for (const match of source.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm)) {
+      const specifier = match[1]!;
+      if (/^\s*(?:import|export)\s+type\s/.test(match[0])) continue;
+      if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+      else
+        packages.add(
+          specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!,
+        );
+    }
+  };
+  visit(entry);
+  return { files, packages };
+}
+
+test('the root entry does not load the compiler, the MCP SDK, the tokenizer or the TypeScript loader', () => {
+  const { files, packages } = staticPackages(join(srcDir, 'index.ts'));
+  expect(files.size).toBeGreaterThan(10);
+  for (const heavy of ['typescript', '@modelcontextprotocol/sdk', 'gpt-tokenizer', 'tsx']) {
+    expect([...packages]).not.toContain(heavy);
+  }
+  expect([...packages].filter((name) => !name.startsWith('node:')).sort()).toEqual(['ajv', 'ajv-formats']);
+});
