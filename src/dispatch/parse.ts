@@ -65,6 +65,9 @@ export function parseArguments(raw: unknown, limits: ArgumentLimits = DEFAULT_AR
       issues: [makeIssue('invalid_type', [], 'an object whose keys are the parameter names', received)],
     };
   }
+  // Parsed values are ours already: a quick bounds check without paths, and the careful walk only to
+  // say where, when something is wrong.
+  if (owned && withinLimits(value, limits)) return { kind: 'ok', value: value as Record<string, unknown> };
   const walked = walk(value, limits, owned);
   if ('issue' in walked) return { kind: 'invalid_arguments', issues: [walked.issue] };
   return { kind: 'ok', value: walked.value as Record<string, unknown> };
@@ -75,6 +78,32 @@ function tooLarge(expected: string, received: string): ParseOutcome {
 }
 
 const FORBIDDEN_KEYS = new Set(['__proto__']);
+
+/** True when a freshly parsed value is within the depth and size bounds and has no forbidden key. */
+function withinLimits(root: unknown, limits: ArgumentLimits): boolean {
+  const budget = { nodes: limits.maxNodes };
+  return checkNode(root, 0, limits.maxDepth, budget);
+}
+
+function checkNode(node: unknown, depth: number, maxDepth: number, budget: { nodes: number }): boolean {
+  if (--budget.nodes < 0) return false;
+  if (node === null || typeof node !== 'object') return true;
+  if (depth >= maxDepth) return false;
+  if (Array.isArray(node)) {
+    for (let index = 0; index < node.length; index++) {
+      if (!checkNode(node[index], depth + 1, maxDepth, budget)) return false;
+    }
+    return true;
+  }
+  for (const key in node) {
+    if (
+      key === '__proto__' ||
+      !checkNode((node as Record<string, unknown>)[key], depth + 1, maxDepth, budget)
+    )
+      return false;
+  }
+  return true;
+}
 
 /**
  * One pass over the value: depth and size bounds, forbidden keys, and (for values the caller owns)

@@ -13,32 +13,55 @@ export interface RunLimits {
 }
 
 /**
- * Runs `execute` with a signal of its own. The outcome is decided by whichever comes first: the tool
- * settling, the timeout, or the caller's abort. The tool's signal is aborted in the latter two cases, so
- * a cooperative tool stops; an uncooperative one is left to finish in the background, and whatever it
- * later returns or throws is ignored.
+ * The tool's own abort signal, made only when the tool asks for it: most tools never do, and an
+ * AbortSignal is the most expensive object a call would otherwise create.
  */
-export function runTool(execute: (signal: AbortSignal) => unknown, limits: RunLimits): Promise<RunOutcome> {
+export class LazySignal {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+/**
+ * Runs `execute` with a signal of its own, and answers synchronously when the tool does. The outcome is
+ * decided by whichever comes first: the tool settling, the timeout, or the caller's abort. The tool's
+ * signal is aborted in the latter two cases, so a cooperative tool stops; an uncooperative one is left to
+ * finish in the background, and whatever it later returns or throws is ignored.
+ */
+export function runTool(
+  execute: (signal: LazySignal) => unknown,
+  limits: RunLimits,
+): RunOutcome | Promise<RunOutcome> {
   const { signal: outer, timeoutMs } = limits;
-  if (outer?.aborted) return Promise.resolve({ kind: 'aborted' });
-  const controller = new AbortController();
+  if (outer?.aborted) return { kind: 'aborted' };
+  const signal = new LazySignal();
 
   let started: unknown;
   try {
-    started = execute(controller.signal);
+    started = execute(signal);
   } catch (error) {
-    return Promise.resolve({ kind: 'threw', error });
+    return { kind: 'threw', error };
   }
-  if (!isPromiseLike(started)) {
-    return Promise.resolve({ kind: 'returned', value: started });
-  }
+  // A synchronous result is settled here and now: no timer, no extra turn of the event loop.
+  if (!isPromiseLike(started)) return { kind: 'returned', value: started };
 
   const hasTimeout = timeoutMs !== undefined && Number.isFinite(timeoutMs) && timeoutMs > 0;
   if (!hasTimeout && !outer) {
-    return Promise.resolve(started).then(
-      (value): RunOutcome => ({ kind: 'returned', value }),
-      (error): RunOutcome => ({ kind: 'threw', error }),
-    );
+    return Promise.resolve(started).then(returned, threw);
   }
 
   return new Promise<RunOutcome>((resolve) => {
@@ -52,12 +75,12 @@ export function runTool(execute: (signal: AbortSignal) => unknown, limits: RunLi
       resolve(outcome);
     };
     const onAbort = () => {
-      controller.abort(outer?.reason);
+      signal.abort(outer?.reason);
       finish({ kind: 'aborted' });
     };
     if (hasTimeout) {
       timer = setTimeout(() => {
-        controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError'));
+        signal.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError'));
         finish({ kind: 'timeout', timeoutMs: timeoutMs as number });
       }, timeoutMs);
     }
@@ -75,4 +98,12 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
     (typeof value === 'object' || typeof value === 'function') &&
     typeof (value as { then?: unknown }).then === 'function'
   );
+}
+
+function returned(value: unknown): RunOutcome {
+  return { kind: 'returned', value };
+}
+
+function threw(error: unknown): RunOutcome {
+  return { kind: 'threw', error };
 }

@@ -18,6 +18,48 @@ export class CircularResultError extends Error {
  * A cycle throws {@link CircularResultError}; a shared, non-cyclic reference is fine.
  */
 export function toJsonValue(value: unknown): JsonValue {
+  if (isPlainJson(value, 0)) return value as JsonValue;
+  return convertSlowly(value);
+}
+
+// Deeper than this, the fast check gives up and the careful path (which finds cycles) decides.
+const FAST_DEPTH = 200;
+
+/**
+ * True when JSON.stringify would write `value` exactly as it is: only strings, finite numbers,
+ * booleans, null, arrays and plain objects, with no undefined, no toJSON and no cycle. Most tool results
+ * are like this, and then no copy is made.
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object': {
+      if (value === null) return true;
+      if (depth > FAST_DEPTH) return false;
+      if (Array.isArray(value)) {
+        for (let index = 0; index < value.length; index++) {
+          if (!isPlainJson(value[index], depth + 1)) return false;
+        }
+        return true;
+      }
+      const prototype = Object.getPrototypeOf(value);
+      if (prototype !== Object.prototype && prototype !== null) return false;
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+      for (const key in value) {
+        if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+function convertSlowly(value: unknown): JsonValue {
   const stack = new Set<object>();
   const path: string[] = ['$'];
 

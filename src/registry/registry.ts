@@ -1,5 +1,5 @@
 import { type ToolContract, WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
-import { type AnyTool, isTool } from '../define/tool.js';
+import { type AnyTool, isTool, type ToolExecuteContext } from '../define/tool.js';
 import type { Envelope, FailureEnvelope } from '../dispatch/envelope.js';
 import {
   abortedFailure,
@@ -13,8 +13,9 @@ import {
 } from '../dispatch/errors.js';
 import type { Approver, BeforeCallHook, GateDecision, GateRequest } from '../dispatch/gate.js';
 import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS, parseArguments } from '../dispatch/parse.js';
-import { runTool } from '../dispatch/run.js';
+import { type LazySignal, type RunOutcome, runTool } from '../dispatch/run.js';
 import { CircularResultError, type JsonValue, toJsonValue } from '../dispatch/serialize.js';
+import type { ValidationResult } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { closestNames } from '../util/closest.js';
 
@@ -61,6 +62,12 @@ export interface CallRecord {
   readonly state: unknown;
 }
 
+/** What one call has got to so far, for observers. */
+interface Trace {
+  arguments: unknown;
+  decision: GateDecision | undefined;
+}
+
 /** The result of one call as a value and as the JSON text the model reads. */
 interface Completed {
   readonly envelope: Envelope;
@@ -68,6 +75,13 @@ interface Completed {
 }
 
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
+
+// A gate that throws must fail closed.
+const GATE_ERROR: GateDecision = {
+  action: 'deny',
+  reason: 'the permission check failed, so the call was refused',
+  rule: 'gate-error',
+};
 
 /**
  * The tools an agent may call, and the one way to call them. `schemas()` hands the contracts out;
@@ -184,32 +198,24 @@ export class Registry {
   }
 
   async #run(name: unknown, args: unknown, options: CallOptions = {}): Promise<Completed> {
-    const startedAt = Date.now();
+    const observe = this.#options.observe;
+    const startedAt = observe ? Date.now() : 0;
     const toolName = typeof name === 'string' ? name : String(name);
-    let decision: GateDecision | undefined;
-    let seenArguments: unknown;
+    const trace: Trace = { arguments: undefined, decision: undefined };
     let tool: AnyTool | undefined;
     let completed: Completed;
     try {
       tool = this.get(toolName);
-      completed = tool
-        ? await this.#runTool(
-            tool,
-            args,
-            options,
-            (value) => {
-              seenArguments = value;
-            },
-            (value) => {
-              decision = value;
-            },
-          )
-        : failed(unknownToolFailure(toolName, closestNames(toolName, this.#tools.keys())));
+      if (tool) {
+        const pending = this.#runTool(tool, args, options, trace);
+        completed = pending instanceof Promise ? await pending : pending;
+      } else {
+        completed = failed(unknownToolFailure(toolName, closestNames(toolName, this.#tools.keys())));
+      }
     } catch (error) {
       // Only a defect inside toolpact or a broken contract can land here; the model still gets an envelope.
       completed = failed(toolFailure(toolName, error));
     }
-    const observe = this.#options.observe;
     if (observe) {
       const envelope = completed.envelope;
       try {
@@ -217,8 +223,8 @@ export class Registry {
           tool: toolName,
           category: tool?.contract.category,
           callId: options.callId,
-          arguments: seenArguments,
-          decision,
+          arguments: trace.arguments,
+          decision: trace.decision,
           outcome: envelope.ok ? 'ok' : envelope.error.type,
           startedAt,
           durationMs: Date.now() - startedAt,
@@ -231,47 +237,61 @@ export class Registry {
     return completed;
   }
 
-  async #runTool(
-    tool: AnyTool,
-    args: unknown,
-    options: CallOptions,
-    seeArguments: (value: unknown) => void,
-    seeDecision: (value: GateDecision) => void,
-  ): Promise<Completed> {
-    const contract = tool.contract;
-    const name = contract.name;
+  // The stages below stay synchronous while nothing asynchronous happens, so a call costs one await
+  // for an async tool and none of its own for the rest.
+
+  #runTool(tool: AnyTool, args: unknown, options: CallOptions, trace: Trace): Completed | Promise<Completed> {
+    const name = tool.contract.name;
     const parsed = parseArguments(args, this.#limits);
     if (parsed.kind === 'invalid_json') return failed(invalidJsonFailure(name, parsed.problem));
     if (parsed.kind === 'invalid_arguments') return failed(invalidArgumentsFailure(name, parsed.issues));
-    seeArguments(parsed.value);
+    trace.arguments = parsed.value;
+    const validation = tool.validate(parsed.value);
+    return validation instanceof Promise
+      ? validation.then((settled) => this.#validated(tool, settled, options, trace))
+      : this.#validated(tool, validation, options, trace);
+  }
 
-    const validation = await tool.validate(parsed.value);
+  #validated(
+    tool: AnyTool,
+    validation: ValidationResult<unknown>,
+    options: CallOptions,
+    trace: Trace,
+  ): Completed | Promise<Completed> {
+    const name = tool.contract.name;
     if (!validation.ok) return failed(invalidArgumentsFailure(name, validation.issues));
-    seeArguments(validation.value);
-
+    trace.arguments = validation.value;
     if (options.signal?.aborted) return failed(abortedFailure(name));
-
+    if (!this.#options.beforeCall) return this.#execute(tool, validation.value, options);
     const request: GateRequest = {
-      tool: contract,
+      tool: tool.contract,
       meta: tool.meta,
       arguments: validation.value,
       callId: options.callId,
       state: options.state,
     };
-    const denial = await this.#gate(request, seeDecision);
-    if (denial) return failed(denial);
+    const denial = this.#gate(request, trace);
+    if (denial instanceof Promise) {
+      return denial.then((settled) =>
+        settled ? failed(settled) : this.#execute(tool, validation.value, options),
+      );
+    }
+    return denial ? failed(denial) : this.#execute(tool, validation.value, options);
+  }
 
+  #execute(tool: AnyTool, args: unknown, options: CallOptions): Completed | Promise<Completed> {
+    const contract = tool.contract;
     const timeoutMs = tightest(tool.timeoutMs, options.timeoutMs, this.#options.defaultTimeoutMs);
-    const outcome = await runTool(
-      (signal) =>
-        tool.execute(validation.value, {
-          signal,
-          tool: contract,
-          callId: options.callId,
-          state: options.state,
-        }),
-      { signal: options.signal, timeoutMs },
-    );
+    const outcome = runTool((signal) => tool.execute(args, new ExecuteContext(signal, contract, options)), {
+      signal: options.signal,
+      timeoutMs,
+    });
+    return outcome instanceof Promise
+      ? outcome.then((settled) => this.#settle(contract.name, settled))
+      : this.#settle(contract.name, outcome);
+  }
+
+  #settle(name: string, outcome: RunOutcome): Completed {
     switch (outcome.kind) {
       case 'returned':
         return this.#succeed(name, outcome.value);
@@ -288,58 +308,43 @@ export class Registry {
     }
   }
 
-  async #gate(
+  /** The gate: synchronous when the hook answers synchronously; only `ask` always waits. */
+  #gate(
     request: GateRequest,
-    seeDecision: (value: GateDecision) => void,
-  ): Promise<FailureEnvelope | undefined> {
+    trace: Trace,
+  ): FailureEnvelope | undefined | Promise<FailureEnvelope | undefined> {
     const hook = this.#options.beforeCall;
     if (!hook) return undefined;
-    const name = request.tool.name;
-    let decision: GateDecision | undefined;
+    let decision: ReturnType<BeforeCallHook>;
     try {
-      decision = await hook(request);
+      decision = hook(request);
     } catch {
-      decision = {
-        action: 'deny',
-        reason: 'the permission check failed, so the call was refused',
-        rule: 'gate-error',
-      };
+      decision = GATE_ERROR;
     }
+    if (decision instanceof Promise) {
+      return decision.then(
+        (settled) => this.#decide(request, trace, settled),
+        () => this.#decide(request, trace, GATE_ERROR),
+      );
+    }
+    return this.#decide(request, trace, decision);
+  }
+
+  #decide(
+    request: GateRequest,
+    trace: Trace,
+    decision: GateDecision | undefined,
+  ): FailureEnvelope | undefined | Promise<FailureEnvelope | undefined> {
     if (!decision) return undefined;
-    seeDecision(decision);
+    trace.decision = decision;
+    const name = request.tool.name;
     switch (decision.action) {
       case 'allow':
         return undefined;
       case 'deny':
         return permissionDeniedFailure(name, decision.reason, decision.rule);
-      case 'ask': {
-        // A session is the lifetime of this registry: an approval "for the session" holds until it is dropped.
-        const sessionKey = name;
-        if (this.#sessionApprovals.has(sessionKey)) return undefined;
-        const approver = this.#options.approver;
-        if (!approver) {
-          return permissionDeniedFailure(
-            name,
-            `this call needs approval${decision.reason ? ` (${decision.reason})` : ''}, and no approver is configured to give it`,
-            decision.rule,
-          );
-        }
-        let answer: Awaited<ReturnType<Approver>>;
-        try {
-          answer = await approver({ ...request, decision });
-        } catch {
-          answer = { action: 'deny', reason: 'the approval could not be obtained' };
-        }
-        if (answer.action === 'allow') {
-          if (answer.scope === 'session') this.#sessionApprovals.add(sessionKey);
-          return undefined;
-        }
-        return permissionDeniedFailure(
-          name,
-          answer.reason ?? 'the approver declined this call',
-          decision.rule,
-        );
-      }
+      case 'ask':
+        return this.#ask(request, decision);
       default: {
         const exhaustive: never = decision;
         return permissionDeniedFailure(
@@ -348,6 +353,34 @@ export class Registry {
         );
       }
     }
+  }
+
+  async #ask(
+    request: GateRequest,
+    decision: GateDecision & { action: 'ask' },
+  ): Promise<FailureEnvelope | undefined> {
+    const name = request.tool.name;
+    // A session is the lifetime of this registry: an approval "for the session" holds until it is dropped.
+    if (this.#sessionApprovals.has(name)) return undefined;
+    const approver = this.#options.approver;
+    if (!approver) {
+      return permissionDeniedFailure(
+        name,
+        `this call needs approval${decision.reason ? ` (${decision.reason})` : ''}, and no approver is configured to give it`,
+        decision.rule,
+      );
+    }
+    let answer: Awaited<ReturnType<Approver>>;
+    try {
+      answer = await approver({ ...request, decision });
+    } catch {
+      answer = { action: 'deny', reason: 'the approval could not be obtained' };
+    }
+    if (answer.action === 'allow') {
+      if (answer.scope === 'session') this.#sessionApprovals.add(name);
+      return undefined;
+    }
+    return permissionDeniedFailure(name, answer.reason ?? 'the approver declined this call', decision.rule);
   }
 
   #succeed(name: string, value: unknown): Completed {
@@ -398,6 +431,23 @@ export class Registry {
         // A listener's failure must not break registration.
       }
     }
+  }
+}
+
+/** What `execute` receives; the signal is made on first use. */
+class ExecuteContext implements ToolExecuteContext {
+  readonly #signal: LazySignal;
+  readonly tool: ToolContract;
+  readonly callId: string | undefined;
+  readonly state: unknown;
+  constructor(signal: LazySignal, tool: ToolContract, options: CallOptions) {
+    this.#signal = signal;
+    this.tool = tool;
+    this.callId = options.callId;
+    this.state = options.state;
+  }
+  get signal(): AbortSignal {
+    return this.#signal.signal;
   }
 }
 

@@ -353,6 +353,23 @@ describe('timeouts and aborts', () => {
     expect(aborted).toBe(true);
   });
 
+  test('a signal first read after the timeout is already aborted', async () => {
+    let seen: boolean | undefined;
+    const lateReader = defineTool({
+      name: 'late_reader',
+      description: 'Reads its signal late.',
+      category: 'read',
+      execute: async (_args, context) => {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        seen = context.signal.aborted;
+      },
+    });
+    const envelope = await new Registry().register(lateReader).call('late_reader', {}, { timeoutMs: 10 });
+    expect(isErrorType(envelope, 'timeout')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(seen).toBe(true);
+  });
+
   test('the caller aborts a call in flight, and one not yet started', async () => {
     const registry = new Registry().register(never);
     const controller = new AbortController();
