@@ -1,0 +1,24 @@
+/**
+ * `toolpact/mcp`: serve a Registry over MCP (stdio, Streamable HTTP) and import an MCP server's tools
+ * into a Registry. This entry loads `@modelcontextprotocol/sdk`; the root entry never does.
+ */
+export { connectMcpServer, type McpConnection, type McpServerTarget } from './connect.js';
+export { createMcpServer, type McpConnectionTraits, type McpServerOptions } from './create-mcp-server.js';
+export { type ElicitationApproverOptions, elicitationApprover } from './elicitation-approver.js';
+export {
+  type ImportedTool,
+  type ImportMcpOptions,
+  importMcpTools,
+  type McpImport,
+  type SkippedTool,
+} from './import-mcp-tools.js';
+export { type NamePlan, type PrefixMode, planNames, serverSlug } from './imported-names.js';
+export { effectsFromAnnotations, inferCategory } from './infer-category.js';
+export { checkRequestOrigin, isLoopbackHost, type OriginPolicy, type OriginRefusal } from './origin-check.js';
+export { type McpRequestContext, mcpContextOf } from './request-context.js';
+export { type HttpServeOptions, type RunningHttpServer, serveHttp } from './serve-http.js';
+export { type RunningStdioServer, type StdioServeOptions, serveStdio } from './serve-stdio.js';
+export { splitCommandLine } from './split-command-line.js';
+export { toMcpCallResult } from './to-mcp-call-result.js';
+export { JSON_SCHEMA_2020_12, toMcpTool, wrapsResult } from './to-mcp-tool.js';
+export { upgradeSchema } from './upgrade-schema.js';
