@@ -1,0 +1,141 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Registry } from '../../src/index.js';
+import { importMcpTools, type McpImport } from '../../src/mcp/index.js';
+import { invalidMessages, type Recording, ROOT, recordingTransport } from './support/wire.js';
+
+// Real MCP servers as peers, started over stdio from node_modules (no network).
+const FILESYSTEM = join(
+  ROOT,
+  'node_modules',
+  '@modelcontextprotocol',
+  'server-filesystem',
+  'dist',
+  'index.js',
+);
+const EVERYTHING = join(
+  ROOT,
+  'node_modules',
+  '@modelcontextprotocol',
+  'server-everything',
+  'dist',
+  'index.js',
+);
+
+function peer(args: string[]) {
+  return recordingTransport(
+    new StdioClientTransport({ command: process.execPath, args, cwd: ROOT, stderr: 'pipe' }),
+  );
+}
+
+const calls = (recording: Recording, name: string) =>
+  recording.sent.filter(
+    (message) => 'method' in message && message.method === 'tools/call' && message.params?.name === name,
+  ).length;
+
+let root: string;
+let registry: Registry;
+let fs: McpImport;
+let everything: McpImport;
+let fsWire: Recording;
+let everythingWire: Recording;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'toolpact-peer-fs-'));
+  writeFileSync(join(root, 'notes.md'), '# Notes\nfirst line\n');
+  registry = new Registry({
+    // The local policy: imported tools that are not read-only are refused, whatever their annotations say.
+    beforeCall: ({ tool, meta }) =>
+      typeof meta.source === 'string' && meta.source.startsWith('mcp:') && !tool.effects.readOnly
+        ? { action: 'deny', reason: 'imported tools may only read here', rule: 'mcp-read-only' }
+        : undefined,
+  });
+  const fsPeer = peer([FILESYSTEM, root]);
+  fsWire = fsPeer.recording;
+  fs = await importMcpTools(registry, { transport: fsPeer.transport }, { name: 'fs' });
+  const everythingPeer = peer([EVERYTHING, 'stdio']);
+  everythingWire = everythingPeer.recording;
+  everything = await importMcpTools(
+    registry,
+    { transport: everythingPeer.transport },
+    { name: 'everything' },
+  );
+});
+
+afterAll(async () => {
+  await fs?.close();
+  await everything?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe('@modelcontextprotocol/server-filesystem on a temp dir', () => {
+  test('its tools are imported with source mcp:fs and display categories from the annotations', () => {
+    const byName = new Map(fs.tools().map((tool) => [tool.name, tool]));
+    expect(byName.get('read_text_file')?.category).toBe('read');
+    expect(byName.get('search_files')?.category).toBe('search');
+    expect(byName.get('write_file')?.category).toBe('write');
+    expect(registry.get('write_file')?.meta.source).toBe('mcp:fs');
+    expect(fs.skipped()).toEqual([]);
+  });
+
+  test('a read goes through', async () => {
+    const envelope = await registry.call('read_text_file', { path: join(root, 'notes.md') });
+    expect(envelope.ok).toBe(true);
+    expect(JSON.stringify(envelope)).toContain('first line');
+  });
+
+  test('a denied write never reaches the server: the file does not exist afterwards', async () => {
+    const target = join(root, 'written.txt');
+    const envelope = await registry.call('write_file', { path: target, content: 'should not exist' });
+    expect(envelope).toMatchObject({
+      ok: false,
+      error: { type: 'permission_denied', rule: 'mcp-read-only' },
+    });
+    expect(calls(fsWire, 'write_file')).toBe(0);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  test('arguments that fail its schema are refused locally and not sent', async () => {
+    const envelope = await registry.call('read_text_file', { path: 42 });
+    expect(envelope).toMatchObject({ ok: false, error: { type: 'invalid_arguments' } });
+    expect(calls(fsWire, 'read_text_file')).toBe(1);
+  });
+
+  test('its own refusal (a path outside the allowed directory) is an error envelope without host paths', async () => {
+    const envelope = await registry.call('read_text_file', { path: join(tmpdir(), '..', 'etc', 'passwd') });
+    expect(envelope.ok).toBe(false);
+    if (envelope.ok) return;
+    expect(envelope.error.type).toBe('mcp_tool_error');
+    expect(envelope.error.message).not.toContain(root);
+  });
+});
+
+describe('@modelcontextprotocol/server-everything', () => {
+  test('plain text, structured content and image results come back as envelopes', async () => {
+    expect(await registry.call('get-sum', { a: 2, b: 3 })).toEqual({
+      ok: true,
+      result: 'The sum of 2 and 3 is 5.',
+    });
+    const weather = await registry.call('get-structured-content', { location: 'New York' });
+    expect(weather).toMatchObject({ ok: true, result: { temperature: expect.any(Number) } });
+    const image = await registry.call('get-tiny-image', {});
+    expect(image.ok).toBe(true);
+    expect(JSON.stringify(image)).toContain('"type":"image"');
+  });
+
+  test('its non-read-only tools are refused by the local gate and never sent', async () => {
+    const envelope = await registry.call('toggle-simulated-logging', {});
+    expect(envelope).toMatchObject({ ok: false, error: { type: 'permission_denied' } });
+    expect(calls(everythingWire, 'toggle-simulated-logging')).toBe(0);
+  });
+});
+
+test('every message we sent to either peer validates against the MCP 2025-11-25 schema', () => {
+  expect(fsWire.sent.length).toBeGreaterThan(3);
+  expect(everythingWire.sent.length).toBeGreaterThan(3);
+  expect(invalidMessages('client', fsWire)).toEqual([]);
+  expect(invalidMessages('client', everythingWire)).toEqual([]);
+});
