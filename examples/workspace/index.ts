@@ -1,6 +1,8 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Registry } from '../../src/index.js';
+import { createDelegateTask } from './delegate-task.js';
+import { createRunCommand } from './run-command.js';
 import { createWorkspaceTools } from './tools.js';
 
 /**
@@ -10,6 +12,10 @@ import { createWorkspaceTools } from './tools.js';
 export const workspaceRoot =
   process.env.TOOLPACT_WORKSPACE ?? join(dirname(fileURLToPath(import.meta.url)), 'sample');
 
-export { createWorkspaceTools };
+export { createDelegateTask, createRunCommand, createWorkspaceTools };
 
-export default new Registry().register(...createWorkspaceTools(workspaceRoot));
+export default new Registry().register(
+  ...createWorkspaceTools(workspaceRoot),
+  createRunCommand(workspaceRoot),
+  createDelegateTask(),
+);

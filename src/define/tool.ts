@@ -1,5 +1,6 @@
 import type { ToolContract } from '../contract/index.js';
 import type { ArgumentValidator } from '../dispatch/validation.js';
+import type { Registry } from '../registry/registry.js';
 
 /** The brand that marks a value as a toolpact tool (survives duplicate copies of the package). */
 export const TOOL_BRAND = Symbol.for('toolpact.tool');
@@ -14,6 +15,8 @@ export interface ToolExecuteContext {
   readonly callId: string | undefined;
   /** Whatever the caller passed as `state` to `dispatch`/`call` (a session, a user, a workspace). */
   readonly state: unknown;
+  /** The registry running this call; a delegating tool derives its sub-registry from it (`subset`). */
+  readonly registry?: Registry;
 }
 
 /** Extra facts about a tool that are not part of what the model sees. */

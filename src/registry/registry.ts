@@ -178,6 +178,26 @@ export class Registry {
     return this.#contracts;
   }
 
+  /**
+   * A new registry holding only the named tools, behind the same gate, approver, limits and observer:
+   * what a delegate works in, so it can never reach a tool or a permission this registry does not give.
+   * A name that is not registered throws {@link ToolDefinitionError}.
+   */
+  subset(names: readonly string[]): Registry {
+    const tools = [...new Set(names)].map((name) => {
+      const tool = this.get(name);
+      if (!tool) {
+        throw new ToolDefinitionError(
+          'invalid_option',
+          `subset() was given "${name}", which is not registered.`,
+          name,
+        );
+      }
+      return tool;
+    });
+    return new Registry(this.#options).register(tools);
+  }
+
   /** Calls `listener` whenever tools are registered or removed; returns a function that unsubscribes. */
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
@@ -282,10 +302,13 @@ export class Registry {
   #execute(tool: AnyTool, args: unknown, options: CallOptions): Completed | Promise<Completed> {
     const contract = tool.contract;
     const timeoutMs = tightest(tool.timeoutMs, options.timeoutMs, this.#options.defaultTimeoutMs);
-    const outcome = runTool((signal) => tool.execute(args, new ExecuteContext(signal, contract, options)), {
-      signal: options.signal,
-      timeoutMs,
-    });
+    const outcome = runTool(
+      (signal) => tool.execute(args, new ExecuteContext(signal, contract, options, this)),
+      {
+        signal: options.signal,
+        timeoutMs,
+      },
+    );
     return outcome instanceof Promise
       ? outcome.then((settled) => this.#settle(contract.name, settled))
       : this.#settle(contract.name, outcome);
@@ -440,11 +463,13 @@ class ExecuteContext implements ToolExecuteContext {
   readonly tool: ToolContract;
   readonly callId: string | undefined;
   readonly state: unknown;
-  constructor(signal: LazySignal, tool: ToolContract, options: CallOptions) {
+  readonly registry: Registry;
+  constructor(signal: LazySignal, tool: ToolContract, options: CallOptions, registry: Registry) {
     this.#signal = signal;
     this.tool = tool;
     this.callId = options.callId;
     this.state = options.state;
+    this.registry = registry;
   }
   get signal(): AbortSignal {
     return this.#signal.signal;

@@ -1,0 +1,273 @@
+import { CATEGORIES, isToolCategory } from '../contract/index.js';
+import {
+  type ArgumentCondition,
+  POLICY_ACTIONS,
+  type Policy,
+  type PolicyAction,
+  type PolicyRule,
+} from './policy.js';
+import { PolicyError } from './policy-error.js';
+
+const RULE_KEYS = new Set(['id', 'action', 'tool', 'category', 'source', 'arguments', 'when', 'reason']);
+const POLICY_KEYS = new Set(['rules', 'defaults', 'importedDefault', '$schema', 'description']);
+const CONDITION_KEYS = ['under', 'glob', 'equals', 'oneOf'] as const;
+const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+
+/**
+ * Checks a policy and returns it frozen. Anything that cannot work throws a {@link PolicyError}
+ * naming the rule and the field: an unknown action or category, an empty glob, a condition with
+ * none or several tests, a duplicate id, an unknown key (a typo such as `"tools"` would otherwise
+ * silently match every tool). `where` prefixes messages (e.g. the file name).
+ *
+ * @example
+ * const policy = definePolicy({
+ *   rules: [{ id: 'no-mcp-writes', action: 'deny', source: 'mcp:*', category: 'write' }],
+ * });
+ */
+export function definePolicy(input: Policy, where = 'policy'): Policy {
+  return parsePolicy(input, where);
+}
+
+/** The same checks as {@link definePolicy}, for a value of unknown shape (parsed JSON, a config section). */
+export function parsePolicy(input: unknown, where = 'policy'): Policy {
+  if (!isRecord(input)) {
+    throw new PolicyError(
+      'not_an_object',
+      `${where} must be an object such as { "rules": [ ... ] }, received ${describe(input)}.`,
+    );
+  }
+  for (const key of Object.keys(input)) {
+    if (!POLICY_KEYS.has(key)) {
+      throw new PolicyError(
+        'unknown_key',
+        `${where} has an unknown key "${key}". A policy has "rules", "defaults" and "importedDefault".`,
+      );
+    }
+  }
+  const rawRules = input.rules ?? [];
+  if (!Array.isArray(rawRules)) {
+    throw new PolicyError(
+      'invalid_rule',
+      `${where}: "rules" must be an array, received ${describe(rawRules)}.`,
+    );
+  }
+  const ids = new Set<string>();
+  const rules = rawRules.map((raw, index) => {
+    const rule = parseRule(raw, index, where);
+    if (ids.has(rule.id)) {
+      throw new PolicyError(
+        'duplicate_rule_id',
+        `${where}: rule #${index} has the id "${rule.id}", which an earlier rule already uses. Give each rule its own id; decisions name it.`,
+        rule.id,
+      );
+    }
+    ids.add(rule.id);
+    return rule;
+  });
+  const policy: { -readonly [K in keyof Policy]: Policy[K] } = { rules: Object.freeze(rules) };
+  if (input.defaults !== undefined) policy.defaults = parseDefaults(input.defaults, where);
+  if (input.importedDefault !== undefined) {
+    policy.importedDefault = parseAction(input.importedDefault, `${where}: "importedDefault"`, undefined);
+  }
+  return Object.freeze(policy);
+}
+
+function parseRule(raw: unknown, index: number, where: string): PolicyRule {
+  const label = (id?: string) => `${where}: rule #${index}${id ? ` ("${id}")` : ''}`;
+  if (!isRecord(raw)) {
+    throw new PolicyError(
+      'invalid_rule',
+      `${label()} must be an object, received ${describe(raw)}.`,
+      `#${index}`,
+    );
+  }
+  const id = raw.id;
+  if (typeof id !== 'string' || !RULE_ID.test(id)) {
+    throw new PolicyError(
+      'invalid_rule',
+      `${label()} needs an "id" of 1 to 64 letters, digits, "_", ".", ":" or "-", received ${describe(id)}.`,
+      `#${index}`,
+    );
+  }
+  const at = label(id);
+  for (const key of Object.keys(raw)) {
+    if (!RULE_KEYS.has(key)) {
+      throw new PolicyError(
+        'unknown_key',
+        `${at} has an unknown key "${key}". Rule keys: ${[...RULE_KEYS].join(', ')}.`,
+        id,
+      );
+    }
+  }
+  const rule: { -readonly [K in keyof PolicyRule]: PolicyRule[K] } = {
+    id,
+    action: parseAction(raw.action, `${at}: "action"`, id),
+  };
+  if (raw.tool !== undefined) rule.tool = parsePatterns(raw.tool, `${at}: "tool"`, id);
+  if (raw.source !== undefined) rule.source = parsePatterns(raw.source, `${at}: "source"`, id);
+  if (raw.category !== undefined) {
+    const categories = Array.isArray(raw.category) ? raw.category : [raw.category];
+    if (categories.length === 0 || !categories.every(isToolCategory)) {
+      throw new PolicyError(
+        'invalid_rule',
+        `${at}: "category" must be one or more of ${CATEGORIES.join(', ')}, received ${JSON.stringify(raw.category)}.`,
+        id,
+      );
+    }
+    rule.category = Object.freeze([...categories]);
+  }
+  if (raw.arguments !== undefined) rule.arguments = parseArgumentConditions(raw.arguments, at, id);
+  if (raw.when !== undefined) {
+    if (typeof raw.when !== 'function') {
+      throw new PolicyError(
+        'invalid_rule',
+        `${at}: "when" must be a function (available in code, not in JSON), received ${describe(raw.when)}.`,
+        id,
+      );
+    }
+    rule.when = raw.when as PolicyRule['when'];
+  }
+  if (raw.reason !== undefined) {
+    if (typeof raw.reason !== 'string' || raw.reason.trim() === '') {
+      throw new PolicyError('invalid_rule', `${at}: "reason" must be a non-empty string.`, id);
+    }
+    rule.reason = raw.reason;
+  }
+  return Object.freeze(rule);
+}
+
+function parseAction(value: unknown, at: string, rule: string | undefined): PolicyAction {
+  if (typeof value === 'string' && (POLICY_ACTIONS as readonly string[]).includes(value)) {
+    return value as PolicyAction;
+  }
+  throw new PolicyError(
+    rule === undefined ? 'invalid_defaults' : 'invalid_rule',
+    `${at} must be "allow", "ask" or "deny", received ${describe(value)}.`,
+    rule,
+  );
+}
+
+function parsePatterns(value: unknown, at: string, rule: string): readonly string[] {
+  const patterns = Array.isArray(value) ? value : [value];
+  const bad = patterns.findIndex((pattern) => typeof pattern !== 'string' || pattern.trim() === '');
+  if (patterns.length === 0 || bad >= 0) {
+    throw new PolicyError(
+      'invalid_rule',
+      `${at} must be a glob or a non-empty array of globs (non-empty strings), received ${JSON.stringify(value)}.`,
+      rule,
+    );
+  }
+  return Object.freeze([...(patterns as string[])]);
+}
+
+function parseArgumentConditions(
+  value: unknown,
+  at: string,
+  rule: string,
+): { readonly [path: string]: ArgumentCondition } {
+  if (!isRecord(value) || Object.keys(value).length === 0) {
+    throw new PolicyError(
+      'invalid_rule',
+      `${at}: "arguments" must map argument paths to tests, e.g. { "path": { "under": "docs" } }, received ${describe(value)}.`,
+      rule,
+    );
+  }
+  const conditions: Record<string, ArgumentCondition> = {};
+  for (const [path, raw] of Object.entries(value)) {
+    const here = `${at}: argument "${path}"`;
+    if (path === '' || path.split('.').some((key) => key === '' || key === '__proto__')) {
+      throw new PolicyError(
+        'invalid_rule',
+        `${here}: give a dotted argument path such as "path" or "options.target".`,
+        rule,
+      );
+    }
+    const keys = isRecord(raw) ? Object.keys(raw) : [];
+    const known = keys.filter((key) => (CONDITION_KEYS as readonly string[]).includes(key));
+    if (!isRecord(raw) || known.length !== 1 || keys.length !== 1) {
+      throw new PolicyError(
+        'invalid_rule',
+        `${here} must have exactly one test of ${CONDITION_KEYS.join(', ')}, received ${JSON.stringify(raw)}.`,
+        rule,
+      );
+    }
+    const key = known[0]!;
+    const test = raw[key];
+    switch (key) {
+      case 'under': {
+        const folders = parsePatterns(test, `${here}: "under"`, rule);
+        const climbing = folders.find(
+          (folder) => folder.startsWith('/') || folder.split(/[\\/]/).includes('..') || folder.includes('*'),
+        );
+        if (climbing !== undefined) {
+          throw new PolicyError(
+            'invalid_rule',
+            `${here}: "under" takes workspace-relative folders without "..", wildcards or a leading "/", received "${climbing}".`,
+            rule,
+          );
+        }
+        conditions[path] = Object.freeze({ under: folders });
+        break;
+      }
+      case 'glob':
+        conditions[path] = Object.freeze({ glob: parsePatterns(test, `${here}: "glob"`, rule) });
+        break;
+      case 'equals':
+        if (!isScalar(test)) {
+          throw new PolicyError(
+            'invalid_rule',
+            `${here}: "equals" takes a string, number, boolean or null.`,
+            rule,
+          );
+        }
+        conditions[path] = Object.freeze({ equals: test });
+        break;
+      case 'oneOf':
+        if (!Array.isArray(test) || test.length === 0 || !test.every(isScalar)) {
+          throw new PolicyError('invalid_rule', `${here}: "oneOf" takes a non-empty array of scalars.`, rule);
+        }
+        conditions[path] = Object.freeze({ oneOf: Object.freeze([...test]) });
+        break;
+      default:
+        throw new PolicyError('invalid_rule', `${here}: unknown test "${key}".`, rule);
+    }
+  }
+  return Object.freeze(conditions);
+}
+
+function parseDefaults(value: unknown, where: string): Policy['defaults'] {
+  if (!isRecord(value)) {
+    throw new PolicyError(
+      'invalid_defaults',
+      `${where}: "defaults" must map categories to actions, received ${describe(value)}.`,
+    );
+  }
+  const defaults: Record<string, PolicyAction> = {};
+  for (const [category, action] of Object.entries(value)) {
+    if (!isToolCategory(category)) {
+      throw new PolicyError(
+        'invalid_defaults',
+        `${where}: "defaults" has the key "${category}", which is not a category (${CATEGORIES.join(', ')}).`,
+      );
+    }
+    defaults[category] = parseAction(action, `${where}: "defaults.${category}"`, undefined);
+  }
+  return Object.freeze(defaults);
+}
+
+function isScalar(value: unknown): value is string | number | boolean | null {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}

@@ -1,0 +1,51 @@
+/**
+ * `toolpact/policy`: the permission gate. Rules as data or code with a documented precedence,
+ * approvals with an explicit session scope, the sandbox requirement for execute tools, delegation
+ * that never widens what the parent may do, and an append-only audit log with redaction.
+ *
+ * @example
+ * import { createPolicyGate, definePolicy, openAuditLog } from 'toolpact/policy';
+ * const audit = openAuditLog('audit.jsonl');
+ * const gate = createPolicyGate(definePolicy({ rules: [] }), { approver, observe: audit.observe });
+ * const registry = new Registry({ ...gate.registryOptions }).register(tools);
+ */
+export { ApprovalSession } from './approval-session.js';
+export { type AuditEntry, type AuditLog, type AuditLogOptions, openAuditLog, toEntry } from './audit-log.js';
+export { type ReadingMode, testCondition } from './conditions.js';
+export { definePolicy, parsePolicy } from './define-policy.js';
+export {
+  createDelegateRegistry,
+  DEFAULT_MAX_DELEGATION_DEPTH,
+  type DelegateRegistryOptions,
+} from './delegate-registry.js';
+export { DELEGATION, type DelegationState, delegatedState, delegationDepth } from './delegation-state.js';
+export { canonicalJson, digestOf } from './digest.js';
+export { evaluatePolicy, type PolicyVerdict, specificity } from './evaluate-policy.js';
+export { foldName } from './fold-name.js';
+export { compileGlob, type GlobMatcher } from './glob.js';
+export { loadPolicyFile, loadPolicyFromConfig } from './load-policy.js';
+export { type PathReading, pathReadings } from './path-readings.js';
+export {
+  type ArgumentCondition,
+  type JsonScalar,
+  LOCAL_SOURCE,
+  POLICY_ACTIONS,
+  type Policy,
+  type PolicyAction,
+  type PolicyRule,
+  type PolicySubject,
+  sourceOf,
+  stricter,
+} from './policy.js';
+export { PolicyError, type PolicyErrorCode } from './policy-error.js';
+export {
+  type ApprovalRequest,
+  createPolicyGate,
+  type PolicyApprover,
+  type PolicyDecision,
+  type PolicyGate,
+  type PolicyGateOptions,
+} from './policy-gate.js';
+export { type AuditLogContents, readAuditLog } from './read-audit-log.js';
+export { REDACTED, redactText, redactValue } from './redact.js';
+export { type SandboxCheck, type SandboxDeclaration, sandboxOf } from './sandbox-declaration.js';

@@ -1,0 +1,228 @@
+import {
+  CATEGORY_DEFAULTS,
+  type RiskLevel,
+  type ToolCategory,
+  type ToolContract,
+} from '../contract/index.js';
+import type { ApprovalAnswer, GateDecision, GateRequest } from '../dispatch/gate.js';
+import type { CallRecord, RegistryOptions } from '../registry/registry.js';
+import { ApprovalSession } from './approval-session.js';
+import { evaluatePolicy, type PolicyVerdict } from './evaluate-policy.js';
+import { type Policy, sourceOf } from './policy.js';
+import { type SandboxCheck, sandboxOf } from './sandbox-declaration.js';
+
+/** What an approver is asked: the call, its risk, and the rule that asked. */
+export interface ApprovalRequest {
+  readonly tool: string;
+  readonly category: ToolCategory;
+  readonly risk: RiskLevel;
+  /** `meta.source`, or `"local"`. */
+  readonly source: string;
+  /** The validated arguments: what the tool would receive. */
+  readonly arguments: unknown;
+  /** The id of the rule (or default) that asked. */
+  readonly rule: string;
+  readonly reason: string;
+  readonly contract: ToolContract;
+  readonly callId: string | undefined;
+  readonly state: unknown;
+}
+
+/**
+ * Answers an `ask`: allow once, allow for the rest of the session, or deny with a reason the model
+ * reads. An approver that throws, or answers something else, denies.
+ */
+export type PolicyApprover = (request: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer>;
+
+/** A gate decision with how an approval went, when one was involved (the audit log records it). */
+export type PolicyDecision = GateDecision & {
+  readonly approval?: 'once' | 'session' | 'remembered' | 'declined';
+  /** The source the policy saw (`meta.source`, or `local`), for the audit log. */
+  readonly source?: string;
+};
+
+/** Options of {@link createPolicyGate}. */
+export interface PolicyGateOptions {
+  /**
+   * Answers `ask`. Without one the gate passes `ask` on to the registry, which uses its own
+   * `approver` or, having none, refuses with `permission_denied` saying approval was required.
+   */
+  readonly approver?: PolicyApprover;
+  /** Where "allow for the session" answers are kept (default: a new session for this gate). */
+  readonly session?: ApprovalSession;
+  /** Told of every finished call, e.g. an audit log's `observe`. */
+  readonly observe?: (record: CallRecord) => void;
+}
+
+/** A policy made into a Registry's gate. */
+export interface PolicyGate {
+  readonly policy: Policy;
+  readonly session: ApprovalSession;
+  /** Decides one call, synchronously unless it must wait; never throws (a failure inside denies). */
+  readonly decide: (request: GateRequest) => PolicyDecision | Promise<PolicyDecision>;
+  /** The options to spread into `new Registry({ ... })`. */
+  readonly registryOptions: Pick<RegistryOptions, 'beforeCall' | 'observe'>;
+}
+
+/**
+ * Builds the permission gate from a policy: the policy's verdict, then the sandbox requirement for
+ * execute tools (a tool in that category without a working `meta.sandbox` is refused, whatever the
+ * rules say), then approvals for `ask`. Every decision names the rule that made it.
+ *
+ * @example
+ * const gate = createPolicyGate(policy, { approver: async (request) => ({ action: 'allow' }) });
+ * const registry = new Registry({ ...gate.registryOptions }).register(readFile, writeFile);
+ */
+export function createPolicyGate(policy: Policy, options: PolicyGateOptions = {}): PolicyGate {
+  const session = options.session ?? new ApprovalSession();
+  const approver = options.approver;
+  // Synchronous unless a sandbox check or an approver has to wait, so the registry's fast path holds.
+  const decide = (request: GateRequest): PolicyDecision | Promise<PolicyDecision> => {
+    const source = sourceOf(request.meta);
+    try {
+      const decision = decideCall(policy, session, approver, request, source);
+      return decision instanceof Promise ? decision.catch(() => gateError(source)) : decision;
+    } catch {
+      return gateError(source);
+    }
+  };
+  return Object.freeze({
+    policy,
+    session,
+    decide,
+    registryOptions: Object.freeze({
+      beforeCall: decide,
+      ...(options.observe ? { observe: options.observe } : {}),
+    }),
+  });
+}
+
+function gateError(source: string): PolicyDecision {
+  return {
+    action: 'deny',
+    rule: 'gate-error',
+    reason: 'the permission check failed, so the call was refused',
+    source,
+  };
+}
+
+function decideCall(
+  policy: Policy,
+  session: ApprovalSession,
+  approver: PolicyApprover | undefined,
+  request: GateRequest,
+  source: string,
+): PolicyDecision | Promise<PolicyDecision> {
+  const contract = request.tool;
+  const verdict = evaluatePolicy(policy, {
+    tool: contract.name,
+    category: contract.category,
+    source,
+    arguments: request.arguments,
+    meta: request.meta,
+    state: request.state,
+  });
+  if (verdict.action === 'deny')
+    return { action: 'deny', rule: verdict.rule, reason: verdict.reason, source };
+  if (!CATEGORY_DEFAULTS[contract.category].requiresSandbox) {
+    return afterSandbox(verdict, session, approver, request, source);
+  }
+  const sandbox = sandboxOf(request.meta);
+  if (!sandbox) {
+    return {
+      action: 'deny',
+      rule: 'sandbox-required',
+      reason: `"${contract.name}" is an ${contract.category} tool and declares no sandbox; such tools run only inside one`,
+      source,
+    };
+  }
+  const unavailable = (reason: string): PolicyDecision => ({
+    action: 'deny',
+    rule: 'sandbox-unavailable',
+    reason: `the ${sandbox.kind} sandbox that "${contract.name}" needs cannot start (${reason}), and the tool never runs outside it`,
+    source,
+  });
+  const proceed = (check: SandboxCheck) =>
+    check.ok ? afterSandbox(verdict, session, approver, request, source) : unavailable(check.reason);
+  let check: SandboxCheck | Promise<SandboxCheck>;
+  try {
+    check = sandbox.check();
+  } catch {
+    return unavailable('its start-up check failed');
+  }
+  return check instanceof Promise
+    ? check.then(proceed, () => unavailable('its start-up check failed'))
+    : proceed(check);
+}
+
+function afterSandbox(
+  verdict: PolicyVerdict,
+  session: ApprovalSession,
+  approver: PolicyApprover | undefined,
+  request: GateRequest,
+  source: string,
+): PolicyDecision | Promise<PolicyDecision> {
+  const contract = request.tool;
+  const rule = verdict.rule;
+  switch (verdict.action) {
+    case 'allow':
+      return { action: 'allow', rule, reason: verdict.reason, source };
+    case 'deny':
+      return { action: 'deny', rule, reason: verdict.reason, source };
+    case 'ask':
+      break;
+    default: {
+      const exhaustive: never = verdict.action;
+      return exhaustive;
+    }
+  }
+  if (session.has(contract.name, rule)) {
+    return {
+      action: 'allow',
+      rule,
+      reason: 'approved earlier for this session',
+      approval: 'remembered',
+      source,
+    };
+  }
+  if (!approver) return { action: 'ask', rule, reason: verdict.reason, source };
+  const approval: ApprovalRequest = {
+    tool: contract.name,
+    category: contract.category,
+    risk: CATEGORY_DEFAULTS[contract.category].risk,
+    source,
+    arguments: request.arguments,
+    rule,
+    reason: verdict.reason,
+    contract,
+    callId: request.callId,
+    state: request.state,
+  };
+  const declined = (reason: string): PolicyDecision => ({
+    action: 'deny',
+    rule,
+    reason,
+    approval: 'declined',
+    source,
+  });
+  return (async () => {
+    let answer: unknown;
+    try {
+      answer = await approver(approval);
+    } catch {
+      return declined('the approval could not be obtained');
+    }
+    const shaped = answer as { action?: unknown; scope?: unknown; reason?: unknown } | null;
+    if (shaped?.action === 'allow') {
+      if (shaped.scope === 'session') {
+        session.add(contract.name, rule);
+        return { action: 'allow', rule, reason: 'approved for this session', approval: 'session', source };
+      }
+      return { action: 'allow', rule, reason: 'approved once', approval: 'once', source };
+    }
+    const given = shaped?.action === 'deny' ? shaped.reason : undefined;
+    return declined(
+      typeof given === 'string' && given.trim() !== '' ? given : 'the approver declined this call',
+    );
+  })();
+}

@@ -1,0 +1,112 @@
+import type { ToolCategory } from '../contract/index.js';
+import type { ToolMeta } from '../define/tool.js';
+
+/** What a rule, a default or the gate decides for a call. */
+export type PolicyAction = 'allow' | 'ask' | 'deny';
+
+/** Every action, from the least to the most severe: a deny beats an ask, an ask beats an allow. */
+export const POLICY_ACTIONS: readonly PolicyAction[] = Object.freeze(['allow', 'ask', 'deny']);
+
+/** A plain JSON scalar, for `equals` and `oneOf`. */
+export type JsonScalar = string | number | boolean | null;
+
+/**
+ * A test on one validated argument, named by its dotted path (`"path"`, `"options.target"`).
+ * Exactly one of the keys is given. String tests read the value every way a tool might (see
+ * {@link PolicyRule}): an allow rule's test must hold for every reading, a deny or ask rule's for any.
+ *
+ * - `under`: a workspace-relative path at or below one of these folders (`"docs"` holds for
+ *   `"docs/a.md"`, never for `"docs-old/a.md"` or `"docs/../etc"`).
+ * - `glob`: the string matches one of these globs (`*` within a segment, `**` across `/`, `?` one character).
+ * - `equals`, `oneOf`: the value is this JSON scalar, or one of these.
+ */
+export type ArgumentCondition =
+  | { readonly under: string | readonly string[] }
+  | { readonly glob: string | readonly string[] }
+  | { readonly equals: JsonScalar }
+  | { readonly oneOf: readonly JsonScalar[] };
+
+/** What a rule's `when` predicate and the approver see about a call. */
+export interface PolicySubject {
+  /** The registered name of the tool (aliases are resolved before the gate). */
+  readonly tool: string;
+  readonly category: ToolCategory;
+  /** `meta.source`, or `"local"` for a tool defined in this process. */
+  readonly source: string;
+  /** The validated arguments: what the tool would receive. */
+  readonly arguments: unknown;
+  readonly meta: ToolMeta;
+  readonly state: unknown;
+}
+
+/**
+ * One rule. A rule matches a call when every criterion it gives matches; a rule without criteria
+ * matches every call. Criteria:
+ *
+ * - `tool`: globs on the registered tool name. An allow rule matches the name exactly as written; a
+ *   deny or ask rule matches case-insensitively and across look-alike characters (`Delete_File`,
+ *   `delete-file` and `dеlete_file` with a Cyrillic `е` all match `delete_file`).
+ * - `category`: one or more of the five categories.
+ * - `source`: globs on where the tool comes from (`meta.source`; `"local"` when absent), e.g. `"mcp:*"`.
+ * - `arguments`: tests on validated arguments, all of which must hold.
+ * - `when`: a predicate in code (not available in JSON policies); it must return `true` to match.
+ *
+ * @example
+ * const rule: PolicyRule = {
+ *   id: 'docs-writable',
+ *   action: 'allow',
+ *   tool: 'write_file',
+ *   arguments: { path: { under: 'docs' } },
+ * };
+ */
+export interface PolicyRule {
+  /** Named in every decision this rule makes, in the envelope and the audit log. Unique in a policy. */
+  readonly id: string;
+  readonly action: PolicyAction;
+  readonly tool?: string | readonly string[];
+  readonly category?: ToolCategory | readonly ToolCategory[];
+  readonly source?: string | readonly string[];
+  readonly arguments?: { readonly [path: string]: ArgumentCondition };
+  readonly when?: (subject: PolicySubject) => boolean;
+  /** Said to the model when this rule denies, and to the approver when it asks. */
+  readonly reason?: string;
+}
+
+/**
+ * A policy: rules, and what to do when no rule matches.
+ *
+ * Precedence: among the rules that match a call, the most specific wins (a rule naming the tool
+ * exactly, then one naming it by a glob, then one naming a source, then one testing arguments,
+ * then one naming a category); among equally specific rules, deny beats ask beats allow; among
+ * those, the first in the list decides and is reported. When no rule matches, the category's
+ * default applies (`defaults`, else the taxonomy: read and search allow, the rest ask), and for an
+ * imported tool (any source but `local`) the stricter of that and `importedDefault`.
+ *
+ * @example
+ * const policy = definePolicy({
+ *   rules: [
+ *     { id: 'docs-writable', action: 'allow', tool: 'write_file', arguments: { path: { under: 'docs' } } },
+ *     { id: 'no-shell', action: 'deny', category: 'execute', reason: 'commands are not run here' },
+ *   ],
+ * });
+ */
+export interface Policy {
+  readonly rules: readonly PolicyRule[];
+  /** Overrides of the taxonomy's default permission, by category. */
+  readonly defaults?: { readonly [C in ToolCategory]?: PolicyAction };
+  /** The least a tool from another source gets when no rule matches (default `ask`). */
+  readonly importedDefault?: PolicyAction;
+}
+
+/** The source name of tools defined in this process. */
+export const LOCAL_SOURCE = 'local';
+
+/** `meta.source`, or {@link LOCAL_SOURCE}. */
+export function sourceOf(meta: ToolMeta): string {
+  return typeof meta.source === 'string' && meta.source !== '' ? meta.source : LOCAL_SOURCE;
+}
+
+/** The more severe of two actions. */
+export function stricter(a: PolicyAction, b: PolicyAction): PolicyAction {
+  return POLICY_ACTIONS.indexOf(a) >= POLICY_ACTIONS.indexOf(b) ? a : b;
+}

@@ -1,0 +1,115 @@
+import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import type { SandboxLimits } from './sandbox-limits.js';
+
+/** Where the workspace appears inside the sandbox; the host's path never reaches the command. */
+export const SANDBOX_WORKSPACE = '/workspace';
+
+/** Exit status of the set-up step when it cannot apply a limit (with {@link SETUP_MARKER} on stderr). */
+export const SETUP_FAILED_EXIT = 97;
+export const SETUP_MARKER = 'toolpact-sandbox:';
+
+/** How the sandbox limits processes, decided by who runs it (see `docs/policy.md`). */
+export type ProcessLimitMethod = 'pid-namespace' | 'rlimit';
+
+// Top-level system folders that are symbolic links into /usr on merged-/usr systems, or real folders.
+const SYSTEM_DIRS = ['/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32'];
+// The few files from /etc that programs need to start; the rest of /etc (passwords, keys) stays out.
+const ETC_ENTRIES = [
+  '/etc/alternatives',
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/localtime',
+];
+
+/**
+ * The bubblewrap command line for one command: every namespace unshared (user, PID, network, IPC,
+ * UTS, cgroup), no further user namespaces, `/usr` and the loader's files read-only, a private
+ * `/tmp`, `/proc` and `/dev`, the workspace read-write at {@link SANDBOX_WORKSPACE}, an empty
+ * environment, then the limits: `pid_max` of the new PID namespace (when `method` is
+ * `pid-namespace`), capabilities dropped, and `prlimit` for CPU, memory, processes, file size and
+ * open files before `sh -c command`.
+ *
+ * @example
+ * const argv = bubblewrapArgs('/srv/ws', 'ls -la', limits, 'pid-namespace');
+ */
+export function bubblewrapArgs(
+  workspace: string,
+  command: string,
+  limits: SandboxLimits,
+  method: ProcessLimitMethod,
+): string[] {
+  const args = [
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--die-with-parent',
+    '--new-session',
+    '--hostname',
+    'sandbox',
+    '--uid',
+    '65534',
+    '--gid',
+    '65534',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+  ];
+  for (const dir of SYSTEM_DIRS) {
+    if (!existsSync(dir)) continue;
+    const info = lstatSync(dir);
+    if (info.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
+    else if (info.isDirectory()) args.push('--ro-bind', dir, dir);
+  }
+  for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', entry, entry);
+  args.push(
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    '--bind',
+    workspace,
+    SANDBOX_WORKSPACE,
+    '--chdir',
+    SANDBOX_WORKSPACE,
+    '--clearenv',
+    '--setenv',
+    'PATH',
+    '/usr/local/bin:/usr/bin:/bin',
+    '--setenv',
+    'HOME',
+    '/tmp',
+    '--setenv',
+    'TMPDIR',
+    '/tmp',
+    '--setenv',
+    'LANG',
+    'C.UTF-8',
+    '--json-status-fd',
+    '3',
+  );
+  // pid_max is per PID namespace since Linux 6.14; writing it needs CAP_SYS_ADMIN in the sandbox's
+  // user namespace, which the set-up step then drops (bounding, inheritable and ambient sets).
+  if (method === 'pid-namespace') args.push('--cap-add', 'CAP_SYS_ADMIN');
+  const prlimit = [
+    'prlimit',
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+    `--as=${limits.memoryBytes}`,
+    `--nproc=${limits.maxProcesses}`,
+    `--fsize=${limits.maxFileBytes}`,
+    `--nofile=${limits.maxOpenFiles}`,
+    '--core=0',
+    '--',
+    'sh',
+    '-c',
+    command,
+  ];
+  const setup =
+    method === 'pid-namespace'
+      ? `echo "$1" > /proc/sys/kernel/pid_max 2>/dev/null || { echo "${SETUP_MARKER} this kernel cannot limit the processes of a PID namespace (Linux 6.14 or later is needed when the host user is root)" >&2; exit ${SETUP_FAILED_EXIT}; }; shift; exec setpriv --bounding-set=-all --inh-caps=-all --ambient-caps=-all -- "$@"`
+      : 'shift; exec "$@"';
+  args.push('--', 'sh', '-c', setup, 'toolpact-setup', String(limits.maxProcesses + 1), ...prlimit);
+  return args;
+}
