@@ -1,0 +1,138 @@
+import { parseArgs } from '../args.js';
+import type { Command } from '../io.js';
+import { UsageError } from '../io.js';
+import { loadRegistry } from '../load-module.js';
+
+/** `toolpact serve <module>`: the module's tools as an MCP server, over stdio or Streamable HTTP. */
+export const command: Command = {
+  name: 'serve',
+  summary: 'serve a tool set as an MCP server (stdio, or Streamable HTTP with --http)',
+  usage: [
+    'toolpact serve <module> [--http] [--port <n>] [--host <address>] [--path <path>] [--stateless]',
+    '                        [--allow-origin <origin,...>] [--name <server name>] [--page-size <n>]',
+    '',
+    '  <module>        a .ts, .mts, .js or .mjs file exporting tools (a Registry, an array, or named tools)',
+    '  --http          serve Streamable HTTP instead of stdio',
+    '  --port <n>      HTTP port (default 3000; 0 picks a free one)',
+    '  --host <addr>   HTTP address (default 127.0.0.1). Another address exposes the tools to the network.',
+    '  --path <path>   HTTP endpoint path (default /mcp)',
+    '  --stateless     no sessions: any replica can answer any request (no list_changed, no elicitation)',
+    '  --allow-origin  browser origins allowed besides loopback ones, comma-separated',
+    '  --name <name>   the server name clients see (default toolpact)',
+    '  --page-size <n> tools per tools/list page (default 100)',
+    '',
+    "Every call runs through the module's Registry, with its gate. Over stdio, stdout carries the",
+    'protocol and messages go to stderr. Stops on SIGINT or SIGTERM (and, over stdio, when stdin ends).',
+  ].join('\n'),
+  async run(args, io) {
+    const { positionals, flags } = parseArgs(args, {
+      http: 'boolean',
+      port: 'string',
+      host: 'string',
+      path: 'string',
+      stateless: 'boolean',
+      'allow-origin': 'string',
+      name: 'string',
+      'page-size': 'string',
+    });
+    const [modulePath, ...extra] = positionals;
+    if (!modulePath) throw new UsageError('Give a module of tools to serve.');
+    if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}.`);
+    const http = flags.http === true;
+    for (const flag of ['port', 'host', 'path', 'stateless', 'allow-origin'] as const) {
+      if (!http && flags[flag] !== undefined) throw new UsageError(`--${flag} applies only with --http.`);
+    }
+    const port = flags.port === undefined ? 3000 : wholeNumber('port', flags.port, 0, 65_535);
+    const pageSize =
+      flags['page-size'] === undefined ? undefined : wholeNumber('page-size', flags['page-size'], 1);
+    const path = typeof flags.path === 'string' ? flags.path : '/mcp';
+    if (!path.startsWith('/')) throw new UsageError(`--path must start with "/", received "${path}".`);
+    const allowedOrigins =
+      typeof flags['allow-origin'] === 'string'
+        ? flags['allow-origin']
+            .split(',')
+            .map((origin) => origin.trim())
+            .filter(Boolean)
+        : undefined;
+
+    const registry = await loadRegistry(modulePath, io.cwd);
+    const mcp = await import('../../mcp/index.js');
+    const common = {
+      ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
+      ...(pageSize ? { pageSize } : {}),
+    };
+    const stop = stopSignal();
+    try {
+      return await serve();
+    } finally {
+      stop.dispose();
+    }
+
+    async function serve(): Promise<0> {
+      if (!http) {
+        const running = await mcp.serveStdio(registry, common);
+        io.stderr(`toolpact serve: ${registry.size} tools on stdio.\n`);
+        await Promise.race([running.closed, stop.signalled]);
+        await running.close();
+        return 0;
+      }
+      const host = typeof flags.host === 'string' ? flags.host : '127.0.0.1';
+      let running: Awaited<ReturnType<typeof mcp.serveHttp>>;
+      try {
+        running = await mcp.serveHttp(registry, {
+          ...common,
+          host,
+          port,
+          path,
+          stateless: flags.stateless === true,
+          ...(allowedOrigins ? { allowedOrigins } : {}),
+        });
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new UsageError(`Cannot listen on ${host}:${port}: ${reason}`);
+      }
+      if (!mcp.isLoopbackHost(host)) {
+        io.stderr(
+          `toolpact serve: listening on ${host}, reachable from the network, with no authentication. Put it behind a proxy that authenticates.\n`,
+        );
+      }
+      io.stderr(
+        `toolpact serve: ${registry.size} tools at ${running.url} (${flags.stateless ? 'stateless' : 'sessions'}).\n`,
+      );
+      const signal = await stop.signalled;
+      io.stderr(`toolpact serve: ${signal}, stopping.\n`);
+      await running.close();
+      return 0;
+    }
+  },
+};
+
+/** Resolves with the name of the first SIGINT or SIGTERM; `dispose` removes the listeners. */
+function stopSignal(): { signalled: Promise<string>; dispose: () => void } {
+  let onSignal: (signal: string) => void = () => {};
+  const signalled = new Promise<string>((resolve) => {
+    onSignal = resolve;
+  });
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signalled,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+function wholeNumber(
+  flag: string,
+  text: string | boolean,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const value = Number(text);
+  if (typeof text !== 'string' || !/^\d+$/.test(text) || value < min || value > max) {
+    throw new UsageError(`--${flag} needs a whole number from ${min} to ${max}, received "${String(text)}".`);
+  }
+  return value;
+}

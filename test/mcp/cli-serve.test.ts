@@ -1,0 +1,99 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, test } from 'vitest';
+import type { CliIo } from '../../src/cli/io.js';
+import { execute } from '../../src/cli/main.js';
+import { ROOT, text } from './support/wire.js';
+
+const MODULE = join('test', 'fixtures', 'mcp', 'registry-module.ts');
+const BIN = join(ROOT, 'src', 'cli', 'bin.ts');
+
+function bufferIo() {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    stdout: (chunk) => out.push(chunk),
+    stderr: (chunk) => err.push(chunk),
+    cwd: ROOT,
+    interactive: false,
+    env: {},
+  };
+  return { io, stdout: () => out.join(''), stderr: () => err.join('') };
+}
+
+describe('toolpact serve: usage errors exit 2 with a message', () => {
+  test.each([
+    [['serve'], 'Give a module'],
+    [['serve', MODULE, '--port', '3000'], '--port applies only with --http'],
+    [['serve', MODULE, '--http', '--port', 'eighty'], '--port needs a whole number'],
+    [['serve', MODULE, '--http', '--path', 'mcp'], '--path must start with "/"'],
+    [['serve', MODULE, '--page-size', '0'], '--page-size needs a whole number'],
+    [['serve', 'no/such/module.ts'], 'Cannot find the module'],
+  ])('%j', async (argv, message) => {
+    const { io, stderr, stdout } = bufferIo();
+    expect(await execute(argv, io)).toBe(2);
+    expect(stderr()).toContain(message);
+    expect(stdout()).toBe('');
+  });
+
+  test('--help prints the usage', async () => {
+    const { io, stdout } = bufferIo();
+    expect(await execute(['serve', '--help'], io)).toBe(0);
+    expect(stdout()).toContain('toolpact serve <module> [--http]');
+  });
+});
+
+describe('toolpact serve, started as a process', () => {
+  test('over stdio, an SDK Client lists and calls the tools of the module', async () => {
+    const client = new Client({ name: 'cli-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', BIN, 'serve', MODULE, '--name', 'from-cli'],
+        cwd: ROOT,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      expect(client.getServerVersion()?.name).toBe('from-cli');
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('echo');
+      const result = await client.callTool({ name: 'echo', arguments: { text: 'via cli' } });
+      expect(JSON.parse(text(result))).toEqual({ ok: true, result: 'via cli' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('over HTTP it prints the endpoint, serves it, and stops cleanly on SIGTERM', async () => {
+    const child: ChildProcess = spawn(
+      process.execPath,
+      ['--import', 'tsx', BIN, 'serve', MODULE, '--http', '--port', '0', '--stateless'],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp) \(stateless\)/.exec(stderr);
+        if (match) resolve(match[1]!);
+      });
+      child.once('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const client = new Client({ name: 'cli-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const result = await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } });
+      expect(result.structuredContent).toEqual({ sum: 42 });
+      await client.close();
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('SIGTERM, stopping');
+  });
+});
