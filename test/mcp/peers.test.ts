@@ -5,6 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Registry } from '../../src/index.js';
 import { importMcpTools, type McpImport } from '../../src/mcp/index.js';
+import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
 import { invalidMessages, type Recording, ROOT, recordingTransport } from './support/wire.js';
 
 // Real MCP servers as peers, started over stdio from node_modules (no network).
@@ -46,13 +47,17 @@ let everythingWire: Recording;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'toolpact-peer-fs-'));
   writeFileSync(join(root, 'notes.md'), '# Notes\nfirst line\n');
-  registry = new Registry({
-    // The local policy: imported tools that are not read-only are refused, whatever their annotations say.
-    beforeCall: ({ tool, meta }) =>
-      typeof meta.source === 'string' && meta.source.startsWith('mcp:') && !tool.effects.readOnly
-        ? { action: 'deny', reason: 'imported tools may only read here', rule: 'mcp-read-only' }
-        : undefined,
-  });
+  // The local policy decides by source: reads from imported servers are allowed, their writes denied,
+  // and anything else from them (a tool with no rule) falls to the policy's stricter imported default.
+  const gate = createPolicyGate(
+    definePolicy({
+      rules: [
+        { id: 'mcp-reads', action: 'allow', source: 'mcp:*', category: ['read', 'search'] },
+        { id: 'no-mcp-writes', action: 'deny', source: 'mcp:*', category: 'write' },
+      ],
+    }),
+  );
+  registry = new Registry({ ...gate.registryOptions });
   const fsPeer = peer([FILESYSTEM, root]);
   fsWire = fsPeer.recording;
   fs = await importMcpTools(registry, { transport: fsPeer.transport }, { name: 'fs' });
@@ -92,7 +97,7 @@ describe('@modelcontextprotocol/server-filesystem on a temp dir', () => {
     const envelope = await registry.call('write_file', { path: target, content: 'should not exist' });
     expect(envelope).toMatchObject({
       ok: false,
-      error: { type: 'permission_denied', rule: 'mcp-read-only' },
+      error: { type: 'permission_denied', rule: 'no-mcp-writes' },
     });
     expect(calls(fsWire, 'write_file')).toBe(0);
     expect(existsSync(target)).toBe(false);
@@ -126,7 +131,7 @@ describe('@modelcontextprotocol/server-everything', () => {
     expect(JSON.stringify(image)).toContain('"type":"image"');
   });
 
-  test('its non-read-only tools are refused by the local gate and never sent', async () => {
+  test('its write tools are refused by the local policy and never sent', async () => {
     const envelope = await registry.call('toggle-simulated-logging', {});
     expect(envelope).toMatchObject({ ok: false, error: { type: 'permission_denied' } });
     expect(calls(everythingWire, 'toggle-simulated-logging')).toBe(0);
