@@ -25,10 +25,12 @@ const ETC_ENTRIES = [
 /**
  * The bubblewrap command line for one command: every namespace unshared (user, PID, network, IPC,
  * UTS, cgroup), no further user namespaces, `/usr` and the loader's files read-only, a private
- * `/tmp`, `/proc` and `/dev`, the workspace read-write at {@link SANDBOX_WORKSPACE}, an empty
+ * `/tmp` (as large as `maxFileBytes`), `/proc` and `/dev`, a read-only root, the workspace
+ * read-write at {@link SANDBOX_WORKSPACE}, an empty
  * environment, then the limits: `pid_max` of the new PID namespace (when `method` is
  * `pid-namespace`), capabilities dropped, and `prlimit` for CPU, memory, processes, file size and
- * open files before `sh -c command`.
+ * open files before `sh -c command`. Pass the list through `--args <fd>` (as `runBubblewrap` does),
+ * so the host paths in it never show in the sandbox's `/proc/1/cmdline`.
  *
  * @example
  * const argv = bubblewrapArgs('/srv/ws', 'ls -la', limits, 'pid-namespace');
@@ -67,6 +69,8 @@ export function bubblewrapArgs(
     '/proc',
     '--dev',
     '/dev',
+    '--size',
+    String(limits.maxFileBytes),
     '--tmpfs',
     '/tmp',
     '--bind',
@@ -89,6 +93,9 @@ export function bubblewrapArgs(
     'C.UTF-8',
     '--json-status-fd',
     '3',
+    // The sandbox's own root is a tmpfs made by bubblewrap; left writable it would be unbounded memory.
+    '--remount-ro',
+    '/',
   );
   // pid_max is per PID namespace since Linux 6.14; writing it needs CAP_SYS_ADMIN in the sandbox's
   // user namespace, which the set-up step then drops (bounding, inheritable and ambient sets).

@@ -22,10 +22,18 @@ export interface RunBubblewrapOptions {
  */
 export function runBubblewrap(options: RunBubblewrapOptions): Promise<SandboxRun> {
   const started = Date.now();
+  const split = options.args.indexOf('--');
+  const bwrapOptions = split >= 0 ? options.args.slice(0, split) : options.args;
+  const command = split >= 0 ? options.args.slice(split) : [];
   return new Promise((resolve) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(options.bwrap, options.args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: {} });
+      // The options go through a pipe (`--args 4`): on the command line they would be readable inside
+      // the sandbox as /proc/1/cmdline, host paths and all. bubblewrap takes the command itself from argv.
+      child = spawn(options.bwrap, ['--args', '4', ...command], {
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+        env: {},
+      });
     } catch (error) {
       resolve({ kind: 'unavailable', reason: `bubblewrap could not be started (${describe(error)})` });
       return;
@@ -57,6 +65,9 @@ export function runBubblewrap(options: RunBubblewrapOptions): Promise<SandboxRun
     };
     child.stdout?.on('data', collect(stdout));
     child.stderr?.on('data', collect(stderr));
+    const argsStream = child.stdio[4] as NodeJS.WritableStream | null;
+    argsStream?.on('error', () => {});
+    argsStream?.end(Buffer.from(`${bwrapOptions.join('\0')}\0`, 'utf8'));
     const statusStream = child.stdio[3];
     statusStream?.on('data', (chunk: Buffer) => {
       status += chunk.toString('utf8');

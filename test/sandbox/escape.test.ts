@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createRunCommand } from '../../examples/workspace/run-command.js';
+import { Registry } from '../../src/index.js';
+import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
+import { type BubblewrapSandbox, createBubblewrapSandbox } from '../../src/sandbox/index.js';
+
+// Every test here runs real commands in a real bubblewrap sandbox; each is bounded by the sandbox's
+// own wall clock (2 s), so a failure to confine shows up as an assertion, never as a hung suite.
+let root: string;
+let workspace: string;
+let outside: string;
+let sandbox: BubblewrapSandbox;
+
+beforeAll(async () => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'toolpact-sandbox-')));
+  workspace = join(root, 'ws');
+  outside = join(root, 'outside');
+  for (const dir of [workspace, outside]) rmSync(dir, { recursive: true, force: true });
+  await import('node:fs/promises').then(async (fs) => {
+    await fs.mkdir(workspace);
+    await fs.mkdir(outside);
+  });
+  writeFileSync(join(outside, 'secret.txt'), 'the-host-secret');
+  writeFileSync(join(workspace, 'inside.txt'), 'hello from the workspace');
+  sandbox = createBubblewrapSandbox({ workspace, limits: { wallClockMs: 2_000, maxOutputBytes: 64 * 1024 } });
+  const check = await sandbox.check();
+  if (!check.ok) throw new Error(`bubblewrap cannot start on this machine: ${check.reason}`);
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+async function run(command: string) {
+  const result = await sandbox.run(command);
+  if (result.kind !== 'finished') throw new Error(`sandbox unavailable: ${result.reason}`);
+  return result;
+}
+
+/** Host processes whose command line contains `marker`. */
+function processesWith(marker: string): number {
+  let count = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) count++;
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return count;
+}
+
+describe('the workspace', () => {
+  test('is the current folder, readable and writable', async () => {
+    const result = await run('pwd; cat inside.txt; echo made > new.txt');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('/workspace\nhello from the workspace');
+    expect(readFileSync(join(workspace, 'new.txt'), 'utf8')).toBe('made\n');
+  });
+});
+
+describe('escapes that must fail', () => {
+  test('writing outside the workspace', async () => {
+    const target = join(outside, 'pwned.txt');
+    const result = await run(
+      `echo x > ${target}; echo x > ../escape.txt; echo x > /usr/pwned; echo x > /pwned; echo x > /tmp/t && echo tmp-ok`,
+    );
+    expect(existsSync(target)).toBe(false);
+    expect(existsSync(join(root, 'escape.txt'))).toBe(false);
+    expect(existsSync('/usr/pwned')).toBe(false);
+    expect(existsSync('/pwned')).toBe(false);
+    expect(result.stderr).toMatch(/Read-only file system|No such file or directory/);
+    // The private /tmp is writable and vanishes with the sandbox.
+    expect(result.stdout).toContain('tmp-ok');
+  });
+
+  test('reading a file outside the workspace', async () => {
+    const result = await run(
+      `cat ${join(outside, 'secret.txt')}; cat ../outside/secret.txt; cat /etc/shadow; ls /home /root`,
+    );
+    expect(result.stdout).not.toContain('the-host-secret');
+    expect(result.stdout + result.stderr).not.toMatch(/root:/);
+    expect(result.exitCode).not.toBe(0);
+  });
+
+  test('the host path of the workspace is not on the command line inside', async () => {
+    const result = await run('cat /proc/1/cmdline | tr "\\0" " "; env');
+    expect(result.stdout).not.toContain(workspace);
+    expect(result.stdout).toContain('PATH=');
+    expect(result.stdout).not.toMatch(/HOME=\/root|TOOLPACT|VITEST/);
+  });
+
+  test('opening a network connection', async () => {
+    let connections = 0;
+    const server: Server = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const result = await run(
+        `bash -c 'echo hi > /dev/tcp/127.0.0.1/${port}' && echo connected-local; bash -c 'echo hi > /dev/tcp/1.1.1.1/53' && echo connected-remote; ls /sys/class/net 2>/dev/null; cat /proc/net/dev | tail -n +3 | cut -d: -f1`,
+      );
+      expect(result.stdout).not.toContain('connected');
+      expect(result.stderr).toMatch(/Connection refused|Network is unreachable/);
+      expect(result.stdout.trim().split(/\s+/)).toEqual(['lo']);
+      expect(connections).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('a fork bomb stays under the process limit and leaves nothing behind', async () => {
+    const marker = `bomb_${randomUUID().replaceAll('-', '')}`;
+    let most = 0;
+    const sampler = setInterval(() => {
+      most = Math.max(most, processesWith(marker));
+    }, 20);
+    const result = await run(`${marker}() { ${marker} | ${marker} & }; ${marker}; sleep 5`);
+    clearInterval(sampler);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(sandbox.limits.maxProcesses);
+    expect(result.stopped === 'wall_clock' || /Cannot fork|fork/.test(result.stderr)).toBe(true);
+    expect(processesWith(marker)).toBe(0);
+  });
+
+  test('a command that never ends is stopped at the wall clock, with every process it started', async () => {
+    const marker = `never_${randomUUID().slice(0, 8)}`;
+    const result = await run(`sh -c 'while :; do :; done' ${marker} & sleep 1000 # ${marker}`);
+    expect(result.stopped).toBe('wall_clock');
+    expect(result.exitCode).toBeNull();
+    expect(processesWith(marker)).toBe(0);
+  });
+
+  test('a gigabyte of output is cut at the output limit and the command stopped', async () => {
+    const result = await run("head -c 1073741824 /dev/zero | tr '\\0' x");
+    expect(result.stopped).toBe('output_limit');
+    expect(result.truncated).toBe(true);
+    expect(result.stdout.length).toBe(sandbox.limits.maxOutputBytes);
+  });
+
+  test('memory past the address-space limit cannot be had', async () => {
+    const result = await run('python3 -c "x = bytearray(2 * 1024 ** 3)"; echo status=$?');
+    expect(result.stdout).toContain('status=1');
+    expect(result.stderr).toContain('MemoryError');
+  });
+
+  test('no capabilities are left and no user namespace can be made', async () => {
+    const result = await run(
+      'grep -E "^Cap(Eff|Prm|Bnd)" /proc/self/status; unshare -U true && echo made-userns',
+    );
+    expect(result.stdout).toMatch(/CapEff:\s+0{16}/);
+    expect(result.stdout).toMatch(/CapBnd:\s+0{16}/);
+    expect(result.stdout).not.toContain('made-userns');
+  });
+});
+
+describe('run_command never runs unsandboxed', () => {
+  test('a missing bwrap refuses the call at the gate and in the tool', async () => {
+    const tool = createRunCommand(workspace, {});
+    const broken = {
+      ...tool,
+      meta: { sandbox: createBubblewrapSandbox({ workspace, bwrap: join(root, 'no-bwrap') }) },
+    };
+    const gate = createPolicyGate(
+      definePolicy({ rules: [{ id: 'shell', action: 'allow', tool: 'run_command' }] }),
+    );
+    const gated = await new Registry({ ...gate.registryOptions }).register(broken).call('run_command', {
+      command: 'echo ran > ran.txt',
+    });
+    expect(gated).toMatchObject({
+      ok: false,
+      error: { type: 'permission_denied', rule: 'sandbox-unavailable' },
+    });
+    expect(!gated.ok && gated.error.message).toMatch(/never runs outside it/);
+    expect(existsSync(join(workspace, 'ran.txt'))).toBe(false);
+  });
+
+  test('a bwrap that fails to set up gives sandbox_unavailable, never a run outside', async () => {
+    const fake = join(root, 'failing-bwrap');
+    writeFileSync(fake, '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', {
+      mode: 0o755,
+    });
+    const failing = createBubblewrapSandbox({ workspace, bwrap: fake });
+    expect(await failing.check()).toEqual({
+      ok: false,
+      reason: 'bubblewrap failed to set up the sandbox: bwrap: setting up uid map: Permission denied',
+    });
+    const result = await failing.run('echo ran > ran.txt');
+    expect(result.kind).toBe('unavailable');
+    expect(existsSync(join(workspace, 'ran.txt'))).toBe(false);
+  });
+
+  test('through a gated registry, run_command runs confined and a timeout reaches the model as command_timeout', async () => {
+    const gate = createPolicyGate(
+      definePolicy({ rules: [{ id: 'shell', action: 'allow', tool: 'run_command' }] }),
+    );
+    const registry = new Registry({ ...gate.registryOptions }).register(
+      createRunCommand(workspace, { wallClockMs: 1_500 }),
+    );
+    expect(await registry.call('run_command', { command: 'echo $((6 * 7))' })).toMatchObject({
+      ok: true,
+      result: { exit_code: 0, stdout: '42\n', output_truncated: false },
+    });
+    expect(await registry.call('run_command', { command: 'exit 3' })).toMatchObject({
+      ok: true,
+      result: { exit_code: 3 },
+    });
+    const slow = await registry.call('run_command', { command: 'sleep 100' });
+    expect(slow).toMatchObject({ ok: false, error: { type: 'command_timeout' } });
+    expect(JSON.stringify(slow)).not.toContain(root);
+  });
+});
