@@ -1,23 +1,45 @@
+import { resolve } from 'node:path';
+import { type AuditLog, openAuditLog } from '../../policy/audit-log.js';
+import { definePolicy } from '../../policy/define-policy.js';
+import { loadPolicyFile, loadPolicyFromConfig } from '../../policy/load-policy.js';
+import type { Policy } from '../../policy/policy.js';
+import { PolicyError } from '../../policy/policy-error.js';
+import { type ApprovalRequest, createPolicyGate, type PolicyApprover } from '../../policy/policy-gate.js';
+import { redactValue } from '../../policy/redact.js';
+import { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';
-import type { Command } from '../io.js';
+import type { CliIo, Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { loadRegistry } from '../load-module.js';
 
-/** `toolpact call <module> <tool> '<json>'`: dispatch one call and print the envelope. */
+const MAX_SHOWN_ARGUMENTS = 500;
+
+/** `toolpact call <module> <tool> '<json>'`: dispatch one call through the permission gate and print the envelope. */
 export const command: Command = {
   name: 'call',
-  summary: 'dispatch one call to a tool and print the result envelope',
+  summary: 'dispatch one call to a tool through the permission gate and print the result envelope',
   usage: [
-    "toolpact call <module> <tool> ['<json arguments>'] [--timeout <ms>]",
+    "toolpact call <module> <tool> ['<json arguments>'] [--yes] [--policy <file>] [--audit <file>] [--timeout <ms>]",
     '',
     '  <module>   a .ts, .mts, .js or .mjs file exporting tools (a Registry, an array, or named tools)',
     '  <tool>     the tool name',
     '  <json>     the arguments as one JSON object (default {})',
+    '  --yes      approve a call the policy asks about (without it, the CLI asks y/N on a terminal',
+    '             and refuses elsewhere)',
+    '  --policy   a JSON policy file (default: the "policy" section of toolpact.config.*, else the',
+    '             category defaults: read and search allowed, write, execute and delegate asked)',
+    '  --audit    append one JSON line per call to this audit log',
     '',
-    'Prints the envelope on stdout. Exit 0 when ok, 1 when the call failed, 2 for usage errors.',
+    "The CLI is the host: its policy gates the module's tools (a gate built into the module's Registry",
+    'is not used). Prints the envelope on stdout. Exit 0 when ok, 1 when the call failed, 2 for usage errors.',
   ].join('\n'),
   async run(args, io) {
-    const { positionals, flags } = parseArgs(args, { timeout: 'string' });
+    const { positionals, flags } = parseArgs(args, {
+      timeout: 'string',
+      yes: 'boolean',
+      policy: 'string',
+      audit: 'string',
+    });
     const [modulePath, toolName, json, ...extra] = positionals;
     if (!modulePath || !toolName) throw new UsageError('Give a module and a tool name.');
     if (extra.length > 0) {
@@ -31,9 +53,67 @@ export const command: Command = {
       if (!(Number.isFinite(timeoutMs) && timeoutMs > 0))
         throw new UsageError('--timeout needs a positive number of milliseconds.');
     }
-    const registry = await loadRegistry(modulePath, io.cwd);
-    const text = await registry.dispatch(toolName, json ?? '{}', timeoutMs ? { timeoutMs } : undefined);
-    io.stdout(`${text}\n`);
-    return (JSON.parse(text) as { ok: boolean }).ok ? 0 : 1;
+    const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
+    const loaded = await loadRegistry(modulePath, io.cwd);
+    let audit: AuditLog | undefined;
+    if (typeof flags.audit === 'string') {
+      try {
+        audit = openAuditLog(resolve(io.cwd, flags.audit));
+      } catch (error) {
+        throw new UsageError(
+          `Cannot open the audit log "${flags.audit}": ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+        );
+      }
+    }
+    try {
+      const gate = createPolicyGate(policy, {
+        approver: approverFor(io, flags.yes === true),
+        ...(audit ? { observe: audit.observe } : {}),
+      });
+      const registry = new Registry({ ...gate.registryOptions }).register(loaded.list());
+      const text = await registry.dispatch(toolName, json ?? '{}', timeoutMs ? { timeoutMs } : undefined);
+      io.stdout(`${text}\n`);
+      return (JSON.parse(text) as { ok: boolean }).ok ? 0 : 1;
+    } finally {
+      audit?.close();
+    }
   },
 };
+
+async function choosePolicy(file: string | undefined, cwd: string): Promise<Policy> {
+  try {
+    if (file !== undefined) return loadPolicyFile(resolve(cwd, file));
+    return (await loadPolicyFromConfig(cwd)) ?? definePolicy({ rules: [] });
+  } catch (error) {
+    if (error instanceof PolicyError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** `--yes` approves; a terminal asks y/N; anything else refuses, saying how to approve. */
+function approverFor(io: CliIo, yes: boolean): PolicyApprover {
+  return async (request) => {
+    if (yes) {
+      io.stderr(
+        `toolpact call: approved by --yes: ${request.tool} (${request.category}, rule ${request.rule})\n`,
+      );
+      return { action: 'allow', scope: 'once' };
+    }
+    if (!io.interactive || !io.prompt) {
+      return {
+        action: 'deny',
+        reason: `approval is required (rule ${request.rule}: ${request.reason}) and there is no terminal to ask; run it on a terminal or pass --yes`,
+      };
+    }
+    const answer = await io.prompt(question(request));
+    if (answer !== undefined && /^\s*y(es)?\s*$/i.test(answer)) return { action: 'allow', scope: 'once' };
+    return { action: 'deny', reason: 'the person at the terminal declined this call' };
+  };
+}
+
+function question(request: ApprovalRequest): string {
+  let shown = JSON.stringify(redactValue(request.arguments)) ?? '{}';
+  if (shown.length > MAX_SHOWN_ARGUMENTS) shown = `${shown.slice(0, MAX_SHOWN_ARGUMENTS)}…`;
+  const source = request.source === 'local' ? '' : ` from ${request.source}`;
+  return `Allow ${request.tool}${source} (${request.category}, ${request.risk} risk; ${request.reason}) with ${shown}? [y/N] `;
+}
