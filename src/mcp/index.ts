@@ -15,6 +15,7 @@ export {
 export { type NamePlan, type PrefixMode, planNames, serverSlug } from './imported-names.js';
 export { effectsFromAnnotations, inferCategory } from './infer-category.js';
 export { checkRequestOrigin, isLoopbackHost, type OriginPolicy, type OriginRefusal } from './origin-check.js';
+export { mcpTargetFromArgument, registryFromMcp } from './registry-from-mcp.js';
 export { type McpRequestContext, mcpContextOf } from './request-context.js';
 export { type HttpServeOptions, type RunningHttpServer, serveHttp } from './serve-http.js';
 export { type RunningStdioServer, type StdioServeOptions, serveStdio } from './serve-stdio.js';

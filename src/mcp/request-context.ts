@@ -72,54 +72,88 @@ export function createRequestContext(
   threshold: LogThreshold,
   canServerRequest: boolean,
 ): McpRequestContext {
-  const capabilities = server.getClientCapabilities();
-  const progressToken = extra._meta?.progressToken;
-  const canElicit =
-    canServerRequest && capabilities?.elicitation !== undefined && formSupported(capabilities);
-  return {
-    [MCP_CONTEXT]: true,
-    requestId: extra.requestId,
-    sessionId: extra.sessionId,
-    signal: extra.signal,
-    clientCapabilities: capabilities,
-    clientInfo: server.getClientVersion(),
-    canElicit,
-    async progress(progress, total, message) {
-      if (progressToken === undefined || extra.signal.aborted) return;
-      await extra.sendNotification({
-        method: 'notifications/progress',
-        params: {
-          progressToken,
-          progress,
-          ...(total === undefined ? {} : { total }),
-          ...(message === undefined ? {} : { message }),
-        },
-      });
-    },
-    async log(level, data) {
-      const floor = threshold.level;
-      if (floor !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(floor)) return;
-      await extra.sendNotification({ method: 'notifications/message', params: { level, data } });
-    },
-    async elicit(params) {
-      if (!canElicit)
-        throw new Error('The MCP client cannot answer elicitation requests on this connection.');
-      // Sent as a request related to this call, so it travels on the call's own response stream.
-      return server.request({ method: 'elicitation/create', params }, ElicitResultSchema, {
-        relatedRequestId: extra.requestId,
-        signal: extra.signal,
-      });
-    },
-    async sample(params) {
-      if (!canServerRequest || !capabilities?.sampling) {
-        throw new Error('The MCP client cannot answer sampling requests on this connection.');
-      }
-      return server.request({ method: 'sampling/createMessage', params }, CreateMessageResultSchema, {
-        relatedRequestId: extra.requestId,
-        signal: extra.signal,
-      });
-    },
-  };
+  return new RequestContext(server, extra, threshold, canServerRequest);
+}
+
+// A class rather than an object of closures: one allocation per call, methods on the prototype.
+class RequestContext implements McpRequestContext {
+  readonly [MCP_CONTEXT] = true as const;
+  readonly #server: Server;
+  readonly #extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+  readonly #threshold: LogThreshold;
+  readonly #canServerRequest: boolean;
+
+  constructor(
+    server: Server,
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+    threshold: LogThreshold,
+    canServerRequest: boolean,
+  ) {
+    this.#server = server;
+    this.#extra = extra;
+    this.#threshold = threshold;
+    this.#canServerRequest = canServerRequest;
+  }
+
+  get requestId(): string | number {
+    return this.#extra.requestId;
+  }
+  get sessionId(): string | undefined {
+    return this.#extra.sessionId;
+  }
+  get signal(): AbortSignal {
+    return this.#extra.signal;
+  }
+  get clientCapabilities(): ClientCapabilities | undefined {
+    return this.#server.getClientCapabilities();
+  }
+  get clientInfo(): Implementation | undefined {
+    return this.#server.getClientVersion();
+  }
+  get canElicit(): boolean {
+    const capabilities = this.#server.getClientCapabilities();
+    return this.#canServerRequest && capabilities !== undefined && formSupported(capabilities);
+  }
+
+  async progress(progress: number, total?: number, message?: string): Promise<void> {
+    const progressToken = this.#extra._meta?.progressToken;
+    if (progressToken === undefined || this.#extra.signal.aborted) return;
+    await this.#extra.sendNotification({
+      method: 'notifications/progress',
+      params: {
+        progressToken,
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      },
+    });
+  }
+
+  async log(level: LoggingLevel, data: unknown): Promise<void> {
+    const floor = this.#threshold.level;
+    if (floor !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(floor)) return;
+    await this.#extra.sendNotification({ method: 'notifications/message', params: { level, data } });
+  }
+
+  async elicit(params: Omit<ElicitRequestFormParams, 'mode'>): Promise<ElicitResult> {
+    if (!this.canElicit)
+      throw new Error('The MCP client cannot answer elicitation requests on this connection.');
+    // Sent as a request related to this call, so it travels on the call's own response stream.
+    return this.#server.request({ method: 'elicitation/create', params }, ElicitResultSchema, {
+      relatedRequestId: this.#extra.requestId,
+      signal: this.#extra.signal,
+    });
+  }
+
+  async sample(params: CreateMessageRequest['params']): Promise<CreateMessageResult> {
+    if (!this.#canServerRequest || !this.#server.getClientCapabilities()?.sampling) {
+      throw new Error('The MCP client cannot answer sampling requests on this connection.');
+    }
+    return this.#server.request({ method: 'sampling/createMessage', params }, CreateMessageResultSchema, {
+      relatedRequestId: this.#extra.requestId,
+      signal: this.#extra.signal,
+    });
+  }
 }
 
 /**
