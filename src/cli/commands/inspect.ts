@@ -12,20 +12,34 @@ export const command: Command = {
   summary: 'show the contract table of a tool set (name, category, risk, permission, parameters)',
   usage: [
     'toolpact inspect <module> [--format table|json]',
+    'toolpact inspect --mcp "<command or URL>" [--format table|json]',
     '',
     'Prints one row per tool: its name, category, risk, default permission and parameters.',
+    'With --mcp, the tools of a running MCP server: a command line started over stdio (no shell),',
+    'or an http(s) URL of a Streamable HTTP endpoint. Their categories are inferred from annotations.',
   ].join('\n'),
   async run(args, io) {
-    const { positionals, flags } = parseArgs(args, { format: 'string' });
+    const { positionals, flags } = parseArgs(args, { format: 'string', mcp: 'string' });
     const [modulePath] = positionals;
-    if (!modulePath) throw new UsageError('Give a module of tools.');
+    if (typeof flags.mcp === 'string' && modulePath)
+      throw new UsageError('Give a module or --mcp, not both.');
+    if (!modulePath && typeof flags.mcp !== 'string')
+      throw new UsageError('Give a module of tools, or --mcp.');
     const format = flags.format ?? 'table';
     if (format !== 'table' && format !== 'json')
       throw new UsageError(`--format must be table or json, received "${format}".`);
-    const registry = await loadRegistry(modulePath, io.cwd);
-    const rows = contractRows(registry);
-    io.stdout(format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : renderContractTable(rows));
-    return 0;
+    const remote =
+      typeof flags.mcp === 'string'
+        ? await (await import('../../mcp/index.js')).registryFromMcp(flags.mcp, io.cwd)
+        : undefined;
+    try {
+      const registry = remote ? remote.registry : await loadRegistry(modulePath!, io.cwd);
+      const rows = contractRows(registry);
+      io.stdout(format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : renderContractTable(rows));
+      return 0;
+    } finally {
+      await remote?.imported.close();
+    }
   },
 };
 

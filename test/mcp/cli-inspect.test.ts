@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import type { CliIo } from '../../src/cli/io.js';
+import { execute } from '../../src/cli/main.js';
+import { ROOT } from './support/wire.js';
+
+function bufferIo() {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    stdout: (chunk) => out.push(chunk),
+    stderr: (chunk) => err.push(chunk),
+    cwd: ROOT,
+    interactive: false,
+    env: {},
+  };
+  return { io, stdout: () => out.join(''), stderr: () => err.join('') };
+}
+
+const node = JSON.stringify(process.execPath);
+
+test('inspect --mcp tabulates the tools of a server started from a command line', async () => {
+  const { io, stdout } = bufferIo();
+  const code = await execute(
+    ['inspect', '--mcp', `${node} --import tsx test/fixtures/mcp/stdio-server.ts`],
+    io,
+  );
+  expect(code).toBe(0);
+  const lines = stdout().split('\n');
+  expect(lines.find((line) => line.startsWith('echo '))).toMatch(/echo\s+read\s+low\s+allow\s+text/);
+  expect(lines.find((line) => line.startsWith('write_note '))).toMatch(/write_note\s+write\s+medium/);
+});
+
+test('inspect --mcp --format json on server-filesystem, with categories inferred from its annotations', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'toolpact-inspect-fs-'));
+  try {
+    const server = join('node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+    const { io, stdout } = bufferIo();
+    const code = await execute(['inspect', '--mcp', `${node} ${server} "${root}"`, '--format', 'json'], io);
+    expect(code).toBe(0);
+    const rows = JSON.parse(stdout()) as { name: string; category: string; parameters: string[] }[];
+    const byName = new Map(rows.map((row) => [row.name, row]));
+    expect(byName.get('read_text_file')).toMatchObject({
+      category: 'read',
+      parameters: ['path', 'tail?', 'head?'],
+    });
+    expect(byName.get('search_files')?.category).toBe('search');
+    expect(byName.get('write_file')?.category).toBe('write');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a server that does not start, or a module together with --mcp, exits 2 with the reason', async () => {
+  const failing = bufferIo();
+  expect(await execute(['inspect', '--mcp', `${node} -e "process.exit(4)"`], failing.io)).toBe(2);
+  expect(failing.stderr()).toMatch(/Could not connect to the MCP server started by/);
+  const both = bufferIo();
+  expect(await execute(['inspect', 'examples/workspace/index.ts', '--mcp', 'node x.js'], both.io)).toBe(2);
+  expect(both.stderr()).toContain('not both');
+  const unclosed = bufferIo();
+  expect(await execute(['inspect', '--mcp', 'node "x.js'], unclosed.io)).toBe(2);
+  expect(unclosed.stderr()).toContain('unclosed');
+});
