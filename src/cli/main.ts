@@ -4,6 +4,7 @@ import { type CliIo, type Command, type ExitCode, UsageError } from './io.js';
 const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Command }> } = {
   call: () => import('./commands/call.js'),
   inspect: () => import('./commands/inspect.js'),
+  lint: () => import('./commands/lint.js'),
   serve: () => import('./commands/serve.js'),
 };
 

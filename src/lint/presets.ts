@@ -1,0 +1,48 @@
+import type { LintSeverity } from './types.js';
+
+/** A preset: a severity for each rule it turns on; rules it leaves out are off. */
+export type LintPreset = { readonly [rule: string]: LintSeverity };
+
+/** The names of the presets, for `extends`. */
+export type PresetName = 'recommended' | 'strict';
+
+/**
+ * `recommended`: errors only where a provider refuses the request or a model is sure to go wrong
+ * (an unknown tool named, a read tool that writes, a credential asked of the model); the checklist
+ * as warnings.
+ */
+const recommended: LintPreset = {
+  'category-effects-agree': 'error',
+  'consistent-naming-style': 'warning',
+  'consistent-parameter-names': 'warning',
+  'description-edges': 'warning',
+  'description-max-length': 'warning',
+  'description-purpose': 'warning',
+  'description-usage': 'warning',
+  'distinct-descriptions': 'warning',
+  'max-tools': 'warning',
+  'name-collision': 'warning',
+  'name-portable': 'warning',
+  'no-credential-parameters': 'error',
+  'no-generic-name': 'warning',
+  'no-manipulative-wording': 'error',
+  'no-unknown-tool-reference': 'error',
+  'parameter-semantics': 'warning',
+  'side-effects-stated': 'warning',
+};
+
+/** `strict`: every rule on; the checklist and the provider limits as errors. */
+const strict: LintPreset = {
+  ...recommended,
+  'description-max-length': 'error',
+  'description-min-sentences': 'warning',
+  'description-purpose': 'error',
+  'name-collision': 'error',
+  'name-portable': 'error',
+  'no-ambiguous-parameter-names': 'warning',
+  'parameter-semantics': 'error',
+  'side-effects-stated': 'error',
+};
+
+/** The built-in presets. */
+export const PRESETS: { readonly [Name in PresetName]: LintPreset } = Object.freeze({ recommended, strict });

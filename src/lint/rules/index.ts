@@ -1,0 +1,47 @@
+import type { AnyLintRule } from '../types.js';
+import { categoryEffectsAgree } from './category-effects-agree.js';
+import { consistentNamingStyle } from './consistent-naming-style.js';
+import { consistentParameterNames } from './consistent-parameter-names.js';
+import { descriptionEdges } from './description-edges.js';
+import { descriptionMaxLength } from './description-max-length.js';
+import { descriptionMinSentences } from './description-min-sentences.js';
+import { descriptionPurpose } from './description-purpose.js';
+import { descriptionUsage } from './description-usage.js';
+import { distinctDescriptions } from './distinct-descriptions.js';
+import { maxTools } from './max-tools.js';
+import { nameCollision } from './name-collision.js';
+import { namePortable } from './name-portable.js';
+import { noAmbiguousParameterNames } from './no-ambiguous-parameter-names.js';
+import { noCredentialParameters } from './no-credential-parameters.js';
+import { noGenericName } from './no-generic-name.js';
+import { noManipulativeWording } from './no-manipulative-wording.js';
+import { noUnknownToolReference } from './no-unknown-tool-reference.js';
+import { parameterSemantics } from './parameter-semantics.js';
+import { sideEffectsStated } from './side-effects-stated.js';
+
+/** Every built-in rule, by name. A test checks this table against the files of this folder. */
+export const RULES: { readonly [name: string]: AnyLintRule } = Object.freeze(
+  Object.fromEntries(
+    [
+      categoryEffectsAgree,
+      consistentNamingStyle,
+      consistentParameterNames,
+      descriptionEdges,
+      descriptionMaxLength,
+      descriptionMinSentences,
+      descriptionPurpose,
+      descriptionUsage,
+      distinctDescriptions,
+      maxTools,
+      nameCollision,
+      namePortable,
+      noAmbiguousParameterNames,
+      noCredentialParameters,
+      noGenericName,
+      noManipulativeWording,
+      noUnknownToolReference,
+      parameterSemantics,
+      sideEffectsStated,
+    ].map((rule) => [rule.name, rule as AnyLintRule]),
+  ),
+);

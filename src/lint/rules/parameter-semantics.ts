@@ -1,0 +1,170 @@
+import { createRule } from '../create-rule.js';
+import { type ParameterView, parametersOf, typesOf } from '../parameters.js';
+import { hasCue, NUMBER_UNIT_CUE, PATH_BASE_CUE } from '../text/cues.js';
+import { mentions, nameWords } from '../text/words.js';
+import type { LintTool } from '../types.js';
+
+const PATH_WORDS = new Set([
+  'path',
+  'file',
+  'filename',
+  'filepath',
+  'dir',
+  'directory',
+  'folder',
+  'cwd',
+  'dirname',
+]);
+// Name words that carry their own unit or range: a count is a count, a year is a year.
+const SELF_UNIT_WORDS = new Set([
+  'count',
+  'num',
+  'number',
+  'index',
+  'idx',
+  'id',
+  'year',
+  'years',
+  'month',
+  'months',
+  'day',
+  'days',
+  'age',
+  'seconds',
+  'secs',
+  'sec',
+  'ms',
+  'millis',
+  'minutes',
+  'mins',
+  'hours',
+  'percent',
+  'percentage',
+  'page',
+  'limit',
+  'offset',
+  'port',
+  'lat',
+  'latitude',
+  'lon',
+  'lng',
+  'longitude',
+  'timestamp',
+  'size',
+  'bytes',
+  'kb',
+  'mb',
+  'gb',
+  'px',
+  'line',
+  'lines',
+  'celsius',
+  'fahrenheit',
+  'usd',
+  'km',
+  'meters',
+  'miles',
+  'top',
+]);
+
+/** Checklist item 3: what each parameter means, relative to what, in which unit, in what range. */
+export const parameterSemantics = createRule({
+  name: 'parameter-semantics',
+  meta: {
+    type: 'problem',
+    description:
+      'Describe every parameter: what a path is relative to, a number’s unit or range, what each coded enum value means.',
+    messages: {
+      undescribed:
+        'Parameter "{parameter}" of "{tool}" is not described. Say what it means and give an example value in its description.',
+      pathBase:
+        'Parameter "{parameter}" of "{tool}" is a path but does not say relative to what (the workspace root? the current directory?) or that it must be absolute.',
+      numberUnit:
+        'Parameter "{parameter}" of "{tool}" is a number without a unit or range. Say the unit (seconds, bytes, km, …) or the allowed range, in words or with minimum/maximum.',
+      enumUnexplained:
+        'Parameter "{parameter}" of "{tool}" has coded values ({values}) that its description does not explain. Say what each one means.',
+    },
+    schema: {
+      type: 'object',
+      properties: { checkNested: { type: 'boolean' } },
+      additionalProperties: false,
+    },
+    defaultOptions: { checkNested: true },
+    wording: true,
+  },
+  check(context) {
+    for (const tool of context.tools) {
+      for (const parameter of parametersOf(tool.contract.parameters)) {
+        if (parameter.depth > 0 && !context.options.checkNested) continue;
+        const messageId = problemOf(parameter, textAbout(tool, parameter));
+        if (!messageId) continue;
+        context.report({
+          tool,
+          path: parameter.path,
+          messageId: messageId.id,
+          data: { tool: tool.name, parameter: parameter.name, values: messageId.values ?? '' },
+        });
+      }
+    }
+  },
+});
+
+/** The parameter's own description and title, plus the sentences of the tool's description that name it. */
+function textAbout(tool: LintTool, parameter: ParameterView): string {
+  const own = [parameter.schema.description, parameter.schema.title].filter(
+    (text): text is string => typeof text === 'string',
+  );
+  if (parameter.depth === 0 && parameter.name.length >= 2) {
+    for (const sentence of tool.sentences) if (mentions(sentence, parameter.name)) own.push(sentence);
+  }
+  return own.join(' ').trim();
+}
+
+function problemOf(
+  parameter: ParameterView,
+  text: string,
+): { id: 'undescribed' | 'pathBase' | 'numberUnit' | 'enumUnexplained'; values?: string } | undefined {
+  if (text === '') return { id: 'undescribed' };
+  const { schema } = parameter;
+  const words = nameWords(parameter.name);
+  const types = typesOf(schema);
+  const last = words[words.length - 1] ?? '';
+  const isString = types.length === 0 || types.includes('string');
+  if (
+    isString &&
+    (PATH_WORDS.has(last) || words.includes('path')) &&
+    schema.format !== 'uri' &&
+    !Array.isArray(schema.enum) &&
+    !hasCue(text, PATH_BASE_CUE)
+  )
+    return { id: 'pathBase' };
+  const isNumber = types.length > 0 && types.every((type) => type === 'integer' || type === 'number');
+  const bounded = [
+    'minimum',
+    'maximum',
+    'exclusiveMinimum',
+    'exclusiveMaximum',
+    'enum',
+    'const',
+    'multipleOf',
+  ].some((keyword) => schema[keyword] !== undefined);
+  if (
+    isNumber &&
+    !bounded &&
+    !words.some((word) => SELF_UNIT_WORDS.has(word)) &&
+    !hasCue(text, NUMBER_UNIT_CUE)
+  )
+    return { id: 'numberUnit' };
+  if (Array.isArray(schema.enum)) {
+    const coded = schema.enum.filter(
+      (value) =>
+        (typeof value === 'number' || (typeof value === 'string' && value.length <= 2)) &&
+        !new RegExp(
+          `(?<![A-Za-z0-9])${String(value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9])`,
+        ).test(text),
+    );
+    if (coded.length > 0)
+      return { id: 'enumUnexplained', values: coded.map((value) => JSON.stringify(value)).join(', ') };
+  }
+  return undefined;
+}
