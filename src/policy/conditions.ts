@@ -9,7 +9,8 @@ import type { ArgumentCondition, JsonScalar } from './policy.js';
 export type ReadingMode = 'every' | 'any';
 
 /**
- * Tests one condition against the validated arguments. A missing argument, or one of the wrong
+ * Tests one condition against the validated arguments; `path` is dotted (`"options.target"`) or
+ * already split into keys. A missing argument, or one of the wrong
  * type, fails the test. An array argument is tested element by element (every element for `every`,
  * some element for `any`).
  *
@@ -19,41 +20,65 @@ export type ReadingMode = 'every' | 'any';
  */
 export function testCondition(
   args: unknown,
-  path: string,
+  path: string | readonly string[],
   condition: ArgumentCondition,
   mode: ReadingMode,
 ): boolean {
-  const found = lookUp(args, path);
+  const found = lookUp(args, typeof path === 'string' ? path.split('.') : path);
   if (!found.present) return false;
-  const values = Array.isArray(found.value) ? found.value : [found.value];
+  const test = compileCondition(condition);
+  if (!Array.isArray(found.value)) return test(found.value, mode);
+  const values: unknown[] = found.value;
   if (values.length === 0) return false;
-  const one = (value: unknown) => testValue(value, condition, mode);
-  return mode === 'every' ? values.every(one) : values.some(one);
+  return mode === 'every'
+    ? values.every((value) => test(value, mode))
+    : values.some((value) => test(value, mode));
 }
 
-function testValue(value: unknown, condition: ArgumentCondition, mode: ReadingMode): boolean {
+type ValueTest = (value: unknown, mode: ReadingMode) => boolean;
+
+// Conditions are frozen data from a policy: each is compiled once.
+const compiled = new WeakMap<ArgumentCondition, ValueTest>();
+
+function compileCondition(condition: ArgumentCondition): ValueTest {
+  let test = compiled.get(condition);
+  if (!test) {
+    test = buildTest(condition);
+    compiled.set(condition, test);
+  }
+  return test;
+}
+
+function buildTest(condition: ArgumentCondition): ValueTest {
   if ('under' in condition) {
-    if (typeof value !== 'string') return false;
     const folders = list(condition.under).map((folder) => folderSegments(folder));
-    return testReadings(value, mode, (segments, fold) =>
-      folders.some((folder) => startsWith(segments, folder, fold)),
-    );
+    const lowered = folders.map((folder) => folder.map((part) => part.toLowerCase()));
+    return (value, mode) =>
+      typeof value === 'string' &&
+      testReadings(value, mode, (segments, fold) =>
+        fold
+          ? lowered.some((folder) => startsWith(segments, folder, true))
+          : folders.some((folder) => startsWith(segments, folder, false)),
+      );
   }
   if ('glob' in condition) {
-    if (typeof value !== 'string') return false;
     const patterns = list(condition.glob);
     const exact = patterns.map((pattern) => compileGlob(pattern));
     const folded = patterns.map((pattern) => compileGlob(pattern.toLowerCase()));
-    return testReadings(value, mode, (segments, fold) => {
-      const joined = segments.join('/');
-      return fold
-        ? folded.some((match) => match(joined.toLowerCase()))
-        : exact.some((match) => match(joined));
-    });
+    return (value, mode) =>
+      typeof value === 'string' &&
+      testReadings(value, mode, (segments, fold) => {
+        const joined = segments.join('/');
+        return fold
+          ? folded.some((match) => match(joined.toLowerCase()))
+          : exact.some((match) => match(joined));
+      });
   }
-  if ('equals' in condition) return sameScalar(value, condition.equals, mode);
-  if ('oneOf' in condition) return condition.oneOf.some((option) => sameScalar(value, option, mode));
-  return false;
+  if ('equals' in condition) return (value, mode) => sameScalar(value, condition.equals, mode);
+  if ('oneOf' in condition) {
+    return (value, mode) => condition.oneOf.some((option) => sameScalar(value, option, mode));
+  }
+  return () => false;
 }
 
 function testReadings(
@@ -66,11 +91,14 @@ function testReadings(
   return readings.some((reading) => !reading.escapes && test(reading.segments, true));
 }
 
+// `folder` is already lower-cased when `fold` is set.
 function startsWith(segments: readonly string[], folder: readonly string[], fold: boolean): boolean {
   if (folder.length > segments.length) return false;
-  return folder.every((part, index) =>
-    fold ? part.toLowerCase() === segments[index]!.toLowerCase() : part === segments[index],
-  );
+  for (let index = 0; index < folder.length; index++) {
+    const segment = segments[index]!;
+    if (folder[index] !== (fold ? segment.toLowerCase() : segment)) return false;
+  }
+  return true;
 }
 
 function sameScalar(value: unknown, expected: JsonScalar, mode: ReadingMode): boolean {
@@ -85,9 +113,9 @@ function list<T>(value: T | readonly T[]): readonly T[] {
   return Array.isArray(value) ? (value as readonly T[]) : [value as T];
 }
 
-function lookUp(args: unknown, path: string): { present: boolean; value?: unknown } {
+function lookUp(args: unknown, keys: readonly string[]): { present: boolean; value?: unknown } {
   let current: unknown = args;
-  for (const key of path.split('.')) {
+  for (const key of keys) {
     if (current === null || typeof current !== 'object' || Array.isArray(current)) return { present: false };
     if (!Object.hasOwn(current, key)) return { present: false };
     current = (current as Record<string, unknown>)[key];

@@ -1,8 +1,9 @@
 import { CATEGORY_DEFAULTS } from '../contract/index.js';
 import { testCondition } from './conditions.js';
 import { foldName } from './fold-name.js';
-import { compileGlob, hasWildcard } from './glob.js';
+import { compileGlob, type GlobMatcher, hasWildcard } from './glob.js';
 import {
+  type ArgumentCondition,
   LOCAL_SOURCE,
   POLICY_ACTIONS,
   type Policy,
@@ -31,11 +32,10 @@ export interface PolicyVerdict {
  * // { action: 'allow', rule: 'docs-writable', reason: '…' }
  */
 export function evaluatePolicy(policy: Policy, subject: PolicySubject): PolicyVerdict {
-  let best: { rule: PolicyRule; rank: readonly number[] } | undefined;
-  for (const rule of policy.rules) {
-    if (!matches(rule, subject)) continue;
-    const rank = [...specificity(rule), POLICY_ACTIONS.indexOf(rule.action)];
-    if (!best || compareRanks(rank, best.rank) > 0) best = { rule, rank };
+  let best: CompiledRule | undefined;
+  for (const compiled of compile(policy)) {
+    if (best && compareRanks(compiled.rank, best.rank) <= 0) continue;
+    if (matches(compiled, subject)) best = compiled;
   }
   if (best) {
     return {
@@ -63,6 +63,45 @@ export function evaluatePolicy(policy: Policy, subject: PolicySubject): PolicyVe
   };
 }
 
+/** A rule with its matchers built and its rank known, made once per policy. */
+interface CompiledRule {
+  readonly rule: PolicyRule;
+  /** Specificity, then severity: the higher rank decides. */
+  readonly rank: readonly number[];
+  /** Deny and ask rules read names and values broadly, allow rules narrowly. */
+  readonly broad: boolean;
+  readonly tool: GlobMatcher[] | undefined;
+  readonly source: GlobMatcher[] | undefined;
+  readonly categories: readonly string[] | undefined;
+  readonly conditions: readonly (readonly [readonly string[], ArgumentCondition])[];
+}
+
+const compiledPolicies = new WeakMap<Policy, readonly CompiledRule[]>();
+
+function compile(policy: Policy): readonly CompiledRule[] {
+  let compiled = compiledPolicies.get(policy);
+  if (!compiled) {
+    compiled = policy.rules.map((rule) => {
+      const broad = rule.action !== 'allow';
+      const matchers = (patterns: readonly string[]) =>
+        patterns.map((pattern) => compileGlob(broad ? foldName(pattern) : pattern));
+      return {
+        rule,
+        rank: [...specificity(rule), POLICY_ACTIONS.indexOf(rule.action)],
+        broad,
+        tool: rule.tool === undefined ? undefined : matchers(listOf(rule.tool)),
+        source: rule.source === undefined ? undefined : matchers(listOf(rule.source)),
+        categories: rule.category === undefined ? undefined : listOf(rule.category),
+        conditions: Object.entries(rule.arguments ?? {}).map(
+          ([path, condition]) => [path.split('.'), condition] as const,
+        ),
+      };
+    });
+    compiledPolicies.set(policy, compiled);
+  }
+  return compiled;
+}
+
 /**
  * How specific a rule is, compared left to right: the tool name (exact 2, glob 1), a source, the
  * number of argument tests (a `when` counts as one), a category. Wildcard-only globs (`*`) count as absent.
@@ -75,18 +114,19 @@ export function specificity(rule: PolicyRule): readonly number[] {
   return [toolScore, sources.length > 0 ? 1 : 0, argumentScore, rule.category === undefined ? 0 : 1];
 }
 
-function matches(rule: PolicyRule, subject: PolicySubject): boolean {
+function matches(compiled: CompiledRule, subject: PolicySubject): boolean {
   // Allow rules are read narrowly, deny and ask rules broadly: an ambiguity can only make a call stricter.
-  const broad = rule.action !== 'allow';
-  if (rule.tool !== undefined && !matchesName(listOf(rule.tool), subject.tool, broad)) return false;
-  if (rule.source !== undefined && !matchesName(listOf(rule.source), subject.source, broad)) return false;
-  if (rule.category !== undefined && !listOf(rule.category).includes(subject.category)) return false;
-  for (const [path, condition] of Object.entries(rule.arguments ?? {})) {
-    if (!testCondition(subject.arguments, path, condition, broad ? 'any' : 'every')) return false;
+  const broad = compiled.broad;
+  if (compiled.categories && !compiled.categories.includes(subject.category)) return false;
+  if (compiled.tool && !matchesName(compiled.tool, subject.tool, broad)) return false;
+  if (compiled.source && !matchesName(compiled.source, subject.source, broad)) return false;
+  for (const [keys, condition] of compiled.conditions) {
+    if (!testCondition(subject.arguments, keys, condition, broad ? 'any' : 'every')) return false;
   }
-  if (rule.when) {
+  const when = compiled.rule.when;
+  if (when) {
     try {
-      if (rule.when(subject) !== true) return false;
+      if (when(subject) !== true) return false;
     } catch {
       return broad;
     }
@@ -94,10 +134,9 @@ function matches(rule: PolicyRule, subject: PolicySubject): boolean {
   return true;
 }
 
-function matchesName(patterns: readonly string[], name: string, broad: boolean): boolean {
-  if (!broad) return patterns.some((pattern) => compileGlob(pattern)(name));
-  const folded = foldName(name);
-  return patterns.some((pattern) => compileGlob(foldName(pattern))(folded));
+function matchesName(matchers: readonly GlobMatcher[], name: string, broad: boolean): boolean {
+  const value = broad ? foldName(name) : name;
+  return matchers.some((match) => match(value));
 }
 
 function compareRanks(a: readonly number[], b: readonly number[]): number {

@@ -56,9 +56,22 @@ const LOOK_ALIKES: { readonly [char: string]: string } = {
  * foldName('Delete-File') === foldName('dеlete_fіle'); // true (Cyrillic е and і)
  */
 export function foldName(name: string): string {
+  const cached = folded.get(name);
+  if (cached !== undefined) return cached;
+  const result = fold(name);
+  if (folded.size >= MAX_CACHED) folded.clear();
+  folded.set(name, result);
+  return result;
+}
+
+// The gate folds every call's tool name; a registry has few names, so each is folded once.
+const MAX_CACHED = 1_000;
+const folded = new Map<string, string>();
+
+function fold(name: string): string {
   // NFKD splits full-width and accented letters into a base letter and marks; the marks are dropped.
   const bare = name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
-  let folded = '';
-  for (const char of bare) folded += Object.hasOwn(LOOK_ALIKES, char) ? LOOK_ALIKES[char] : char;
-  return folded.replace(/[-_.\s]+/g, '_');
+  let result = '';
+  for (const char of bare) result += Object.hasOwn(LOOK_ALIKES, char) ? LOOK_ALIKES[char] : char;
+  return result.replace(/[-_.\s]+/g, '_');
 }

@@ -18,8 +18,7 @@ export function hasWildcard(pattern: string): boolean {
 export function compileGlob(pattern: string): GlobMatcher {
   let matcher = cache.get(pattern);
   if (!matcher) {
-    const tokens = tokenize(pattern);
-    matcher = (value) => matchTokens(tokens, value);
+    matcher = build(pattern);
     if (cache.size >= MAX_CACHED) cache.clear();
     cache.set(pattern, matcher);
   }
@@ -30,56 +29,94 @@ export function compileGlob(pattern: string): GlobMatcher {
 const MAX_CACHED = 1_000;
 const cache = new Map<string, GlobMatcher>();
 
-type Token = { kind: 'text'; char: string } | { kind: 'one' } | { kind: 'star' } | { kind: 'globstar' };
+type Token = { kind: 'text'; code: number } | { kind: 'one' } | { kind: 'star' } | { kind: 'globstar' };
 
 function tokenize(pattern: string): Token[] {
   const tokens: Token[] = [];
-  const chars = [...pattern];
-  for (let index = 0; index < chars.length; index++) {
-    const char = chars[index]!;
+  for (let index = 0; index < pattern.length; index++) {
+    const char = pattern[index];
     if (char === '*') {
-      if (chars[index + 1] === '*') {
+      if (pattern[index + 1] === '*') {
         index++;
-        while (chars[index + 1] === '*') index++;
+        while (pattern[index + 1] === '*') index++;
         tokens.push({ kind: 'globstar' });
       } else tokens.push({ kind: 'star' });
     } else if (char === '?') tokens.push({ kind: 'one' });
-    else tokens.push({ kind: 'text', char });
+    else tokens.push({ kind: 'text', code: pattern.charCodeAt(index) });
   }
   return tokens;
 }
 
-// Dynamic programming over (token, position): reachable[i] says the tokens so far can end before value[i].
+const SLASH = 0x2f;
+
+function build(pattern: string): GlobMatcher {
+  if (!hasWildcard(pattern)) return (value) => value === pattern;
+  // `prefix*` and `prefix**`, the usual shapes of a tool or source glob, need no table.
+  const star = pattern.indexOf('*');
+  const prefix = pattern.slice(0, star);
+  const rest = pattern.slice(star);
+  if (!hasWildcard(prefix) && (rest === '*' || /^\*{2,}$/.test(rest))) {
+    const crossesSlash = rest !== '*';
+    return (value) => value.startsWith(prefix) && (crossesSlash || value.indexOf('/', prefix.length) < 0);
+  }
+  // The literal text before the first wildcard and after the last one must be there: a cheap
+  // necessary test that turns most values away before the table is built.
+  const last = Math.max(pattern.lastIndexOf('*'), pattern.lastIndexOf('?'));
+  const head = prefix.split('?')[0]!;
+  const tail = pattern.slice(last + 1);
+  const tokens = tokenize(pattern);
+  return (value) => value.startsWith(head) && value.endsWith(tail) && matchTokens(tokens, value);
+}
+
+// Two rows reused across matches (the gate is synchronous, so no two matches overlap).
+let rowA = new Uint8Array(256);
+let rowB = new Uint8Array(256);
+
+// Dynamic programming over (token, position): reach[i] says the tokens so far can end just before
+// value[i]. Each token is one linear pass, so a match costs O(tokens × length), whatever the pattern.
 function matchTokens(tokens: readonly Token[], value: string): boolean {
-  const chars = [...value];
-  let reachable = new Array<boolean>(chars.length + 1).fill(false);
-  reachable[0] = true;
+  const length = value.length;
+  if (rowA.length < length + 1) {
+    rowA = new Uint8Array(2 * (length + 1));
+    rowB = new Uint8Array(2 * (length + 1));
+  }
+  let reach = rowA;
+  let next = rowB;
+  reach.fill(0, 0, length + 1);
+  reach[0] = 1;
   for (const token of tokens) {
-    const next = new Array<boolean>(chars.length + 1).fill(false);
-    for (let at = 0; at <= chars.length; at++) {
-      if (!reachable[at]) continue;
-      switch (token.kind) {
-        case 'text':
-          if (chars[at] === token.char) next[at + 1] = true;
-          break;
-        case 'one':
-          if (at < chars.length) next[at + 1] = true;
-          break;
-        case 'star': {
-          next[at] = true;
-          for (let end = at; end < chars.length && chars[end] !== '/'; end++) next[end + 1] = true;
-          break;
+    next.fill(0, 0, length + 1);
+    switch (token.kind) {
+      case 'text':
+        for (let at = 0; at < length; at++)
+          if (reach[at] && value.charCodeAt(at) === token.code) next[at + 1] = 1;
+        break;
+      case 'one':
+        for (let at = 0; at < length; at++) if (reach[at]) next[at + 1] = 1;
+        break;
+      case 'star': {
+        let open = false;
+        for (let at = 0; at <= length; at++) {
+          if (reach[at]) open = true;
+          if (open) next[at] = 1;
+          if (at < length && value.charCodeAt(at) === SLASH) open = false;
         }
-        case 'globstar':
-          for (let end = at; end <= chars.length; end++) next[end] = true;
-          break;
-        default: {
-          const exhaustive: never = token;
-          return exhaustive;
+        break;
+      }
+      case 'globstar': {
+        let open = false;
+        for (let at = 0; at <= length; at++) {
+          if (reach[at]) open = true;
+          if (open) next[at] = 1;
         }
+        break;
+      }
+      default: {
+        const exhaustive: never = token;
+        return exhaustive;
       }
     }
-    reachable = next;
+    [reach, next] = [next, reach];
   }
-  return reachable[chars.length] === true;
+  return reach[length] === 1;
 }

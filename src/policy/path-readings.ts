@@ -9,6 +9,7 @@ export interface PathReading {
 // Characters that render as a slash or backslash; NFKC maps the full-width ones but not these.
 const SLASH_LIKE = /[\u2215\u2044\u29F8\uFF0F\uFF3C\\]/g;
 const MAX_DECODE_ROUNDS = 3;
+const PLAIN = /^[\x20-\x24\x26-\x5B\x5D-\x7E]*$/;
 
 /**
  * Every reading of a path string that a tool could plausibly act on: as written, percent-decoded
@@ -19,7 +20,21 @@ const MAX_DECODE_ROUNDS = 3;
  * @example
  * pathReadings('docs%2F..%2F..%2Fetc').some((reading) => reading.escapes); // true
  */
-export function pathReadings(value: string): PathReading[] {
+export function pathReadings(value: string): readonly PathReading[] {
+  // Several rules often test the same argument of one call: the last answer is kept.
+  if (value === lastValue && lastReadings) return lastReadings;
+  const readings = Object.freeze(computeReadings(value));
+  lastValue = value;
+  lastReadings = readings;
+  return readings;
+}
+
+let lastValue: string | undefined;
+let lastReadings: readonly PathReading[] | undefined;
+
+function computeReadings(value: string): PathReading[] {
+  // Printable ASCII without %, \\ or a NUL has one reading only: the common case, kept cheap.
+  if (PLAIN.test(value)) return [resolveSegments(value)];
   const spellings = new Set<string>([value]);
   let current = value;
   for (let round = 0; round < MAX_DECODE_ROUNDS; round++) {
@@ -64,7 +79,7 @@ function resolveSegments(spelling: string): PathReading {
     }
     segments.push(segment);
   }
-  return { segments, escapes };
+  return Object.freeze({ segments: Object.freeze(segments), escapes });
 }
 
 function percentDecode(text: string): string {

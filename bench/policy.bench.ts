@@ -1,0 +1,163 @@
+/**
+ * The permission gate's cost per call, and the sandbox's start-up cost per run_command call.
+ *
+ * Gate: the same call with no gate, through a policy gate of ten rules (globs, sources, argument
+ * tests; the call is decided by an argument rule), and through the gate plus the audit log (one
+ * JSON line written per call). Measured on a trivial in-memory tool (the worst case for a ratio) and on
+ * the example read_file tool reading a real file. Sandbox: `sandbox.run('true')` (bubblewrap with
+ * every namespace, the limits and the capability drop) against spawning `sh -c true` directly.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createWorkspaceTools } from '../examples/workspace/tools.js';
+import { defineTool, Registry } from '../src/index.js';
+import { createPolicyGate, definePolicy, openAuditLog } from '../src/policy/index.js';
+import { createBubblewrapSandbox } from '../src/sandbox/index.js';
+import { type Measurement, measure, printTable } from './measure.js';
+
+const policy = definePolicy({
+  rules: [
+    { id: 'no-delete', action: 'deny', tool: ['delete_*', 'rm*'] },
+    { id: 'no-mcp-writes', action: 'deny', source: 'mcp:*', category: 'write' },
+    { id: 'secrets', action: 'deny', arguments: { path: { under: ['secrets', '.git'] } } },
+    { id: 'docs-writable', action: 'allow', tool: 'write_file', arguments: { path: { under: 'docs' } } },
+    { id: 'shell-asks', action: 'ask', category: 'execute' },
+    { id: 'delegation-asks', action: 'ask', category: 'delegate' },
+    { id: 'mcp-asks', action: 'ask', source: 'mcp:*' },
+    { id: 'reads', action: 'allow', category: ['read', 'search'] },
+    { id: 'big-reads', action: 'ask', tool: 'read_file', arguments: { path: { glob: '**/*.log' } } },
+    { id: 'docs-read', action: 'allow', tool: 'read_file', arguments: { path: { under: 'docs' } } },
+  ],
+});
+
+export default async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'toolpact-bench-policy-'));
+  try {
+    await gateOverhead(dir);
+    await sandboxStartup(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function gateOverhead(dir: string): Promise<void> {
+  const echo = defineTool({
+    name: 'read_file',
+    description: 'Echo (a trivial tool for the benchmark).',
+    category: 'read',
+    input: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    execute: (args: { path: string }) => args.path,
+  });
+  const workspace = join(dir, 'ws');
+  await import('node:fs/promises').then((fs) => fs.mkdir(join(workspace, 'docs'), { recursive: true }));
+  writeFileSync(join(workspace, 'docs', 'guide.md'), '# Guide\n\nSome text to read.\n'.repeat(20));
+  const readFile = createWorkspaceTools(workspace).find((tool) => tool.contract.name === 'read_file')!;
+  const audit = openAuditLog(join(dir, 'audit.jsonl'));
+  const args = '{"path":"docs/guide.md"}';
+
+  for (const [label, tool, iterations] of [
+    ['trivial tool', echo, 10_000],
+    ['read_file (real file)', readFile, 1_000],
+  ] as const) {
+    const plain = new Registry().register(tool);
+    const gated = new Registry({ ...createPolicyGate(policy).registryOptions }).register(tool);
+    const audited = new Registry({
+      ...createPolicyGate(policy, { observe: audit.observe }).registryOptions,
+    }).register(tool);
+    const check = JSON.parse(await gated.dispatch('read_file', args)) as { ok: boolean };
+    if (!check.ok) throw new Error('the benchmark call was not allowed');
+    const [none, gate, logged] = await interleaved(
+      [
+        [`${label}: no gate`, () => plain.dispatch('read_file', args)],
+        [`${label}: policy gate`, () => gated.dispatch('read_file', args)],
+        [`${label}: gate + audit`, () => audited.dispatch('read_file', args)],
+      ],
+      iterations,
+      15,
+    );
+    printTable([none!.measurement, gate!.measurement, logged!.measurement], none!.measurement);
+    process.stdout.write(
+      `  gate overhead ${pct(median(ratios(gate!, none!)))} (median of per-round ratios; ${((gate!.measurement.nsPerOp - none!.measurement.nsPerOp) / 1000).toFixed(2)} µs), with audit ${pct(median(ratios(logged!, none!)))}\n\n`,
+    );
+  }
+  audit.close();
+}
+
+async function sandboxStartup(dir: string): Promise<void> {
+  const sandbox = createBubblewrapSandbox({ workspace: dir });
+  const check = await sandbox.check();
+  if (!check.ok) {
+    process.stdout.write(`sandbox start-up: not measured, bubblewrap cannot start here (${check.reason})\n`);
+    return;
+  }
+  const direct = await measure(
+    'sh -c true (no sandbox)',
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const child = spawn('sh', ['-c', 'true'], { stdio: 'ignore' });
+        child.on('error', reject);
+        child.on('close', () => resolve());
+      }),
+    { iterations: 20, rounds: 7, warmup: 5 },
+  );
+  const sandboxed = await measure(
+    `run in sandbox (${sandbox.processLimit})`,
+    async () => {
+      const result = await sandbox.run('true');
+      if (result.kind !== 'finished' || result.exitCode !== 0) throw new Error('sandbox run failed');
+    },
+    { iterations: 20, rounds: 7, warmup: 5 },
+  );
+  printTable([direct, sandboxed], direct);
+  process.stdout.write(
+    `  sandbox start-up per run_command call: ${(sandboxed.nsPerOp / 1e6).toFixed(2)} ms (${((sandboxed.nsPerOp - direct.nsPerOp) / 1e6).toFixed(2)} ms more than a bare spawn)\n`,
+  );
+}
+
+interface Series {
+  readonly measurement: Measurement;
+  /** Nanoseconds per call in each round, in round order. */
+  readonly rounds: readonly number[];
+}
+
+/**
+ * Runs the cases round-robin (a round of each, then the next round), so a noisy neighbour slows
+ * every case alike; the per-round ratio against the baseline is then steadier than two medians.
+ */
+async function interleaved(
+  cases: readonly (readonly [string, () => Promise<unknown>])[],
+  iterations: number,
+  rounds: number,
+): Promise<Series[]> {
+  for (const [, operation] of cases)
+    for (let index = 0; index < Math.min(iterations, 2_000); index++) await operation();
+  const perCase = cases.map(() => [] as number[]);
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, [, operation]] of cases.entries()) {
+      const started = process.hrtime.bigint();
+      for (let call = 0; call < iterations; call++) await operation();
+      perCase[index]!.push(Number(process.hrtime.bigint() - started) / iterations);
+    }
+  }
+  return cases.map(([name], index) => {
+    const series = perCase[index]!;
+    const nsPerOp = median(series);
+    return { measurement: { name, nsPerOp, opsPerSecond: 1e9 / nsPerOp }, rounds: series };
+  });
+}
+
+function ratios(series: Series, baseline: Series): number[] {
+  return series.rounds.map((value, index) => value / baseline.rounds[index]!);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function pct(ratio: number): string {
+  const percent = (ratio - 1) * 100;
+  return `${percent >= 0 ? '+' : ''}${percent.toFixed(1)}%`;
+}
