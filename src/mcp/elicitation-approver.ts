@@ -8,7 +8,12 @@ export interface ElicitationApproverOptions {
    * a client without the capability). Without one, such an `ask` is denied.
    */
   readonly fallback?: Approver;
-  /** Offer "allow for this session" besides "allow once" (default true). */
+  /**
+   * Offer "allow for the session" besides "allow once". The registry keeps such an approval for its
+   * lifetime, for every client it serves, so by default it is offered only where one client owns the
+   * server: over stdio (no MCP session id). Over HTTP, where clients share the registry, say `true`
+   * only if that is what you want.
+   */
   readonly offerSession?: boolean;
 }
 
@@ -23,7 +28,6 @@ export interface ElicitationApproverOptions {
  * await serveStdio(registry);
  */
 export function elicitationApprover(options: ElicitationApproverOptions = {}): Approver {
-  const offerSession = options.offerSession ?? true;
   return async (request) => {
     const mcp = mcpContextOf(request.state);
     if (!mcp?.canElicit) {
@@ -35,6 +39,7 @@ export function elicitationApprover(options: ElicitationApproverOptions = {}): A
           : 'it needs approval and nobody is there to give it',
       };
     }
+    const offerSession = options.offerSession ?? mcp.sessionId === undefined;
     const choices = offerSession ? ['once', 'session', 'deny'] : ['once', 'deny'];
     const args = JSON.stringify(request.arguments);
     const message =
@@ -50,8 +55,9 @@ export function elicitationApprover(options: ElicitationApproverOptions = {}): A
             decision: {
               type: 'string',
               title: 'Decision',
-              description:
-                'once: allow this call; session: allow this tool until the server stops; deny: refuse',
+              description: offerSession
+                ? 'once: allow this call; session: allow this tool until the server stops; deny: refuse'
+                : 'once: allow this call; deny: refuse',
               enum: choices,
             },
           },

@@ -12,6 +12,8 @@ import { type RunningHttpServer, serveHttp } from '../../src/mcp/index.js';
 import { fixtureRegistry } from '../fixtures/mcp/tools.js';
 import { invalidMessages, type Recording, recordingTransport, text } from './support/wire.js';
 
+const elicited: unknown[] = [];
+
 async function connect(url: string, elicit = false) {
   const { transport, recording } = recordingTransport(new StreamableHTTPClientTransport(new URL(url)));
   const client = new Client(
@@ -19,10 +21,10 @@ async function connect(url: string, elicit = false) {
     { capabilities: elicit ? { elicitation: { form: {} } } : {} },
   );
   if (elicit) {
-    client.setRequestHandler(ElicitRequestSchema, () => ({
-      action: 'accept',
-      content: { decision: 'once' },
-    }));
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      elicited.push(request.params);
+      return { action: 'accept', content: { decision: 'once' } };
+    });
   }
   await client.connect(transport);
   return { client, recording };
@@ -142,6 +144,10 @@ describe('serveHttp with sessions', () => {
     // No notes folder is configured here, so the approved call reaches the tool and fails there.
     expect(JSON.parse(text(result)).error.type).toBe('not_configured');
     expect(recording.received.some((m) => 'method' in m && m.method === 'elicitation/create')).toBe(true);
+    // Clients of one HTTP server share its registry, so "allow for the session" is not offered there.
+    expect(elicited.at(-1)).toMatchObject({
+      requestedSchema: { properties: { decision: { enum: ['once', 'deny'] } } },
+    });
     await client.close();
   });
 
