@@ -21,7 +21,7 @@ function bufferIo() {
 
 const node = JSON.stringify(process.execPath);
 
-test('inspect --mcp tabulates the tools of a server started from a command line', async () => {
+test('inspect --mcp tabulates and lints the tools of a server started from a command line', async () => {
   const { io, stdout } = bufferIo();
   const code = await execute(
     ['inspect', '--mcp', `${node} --import tsx test/fixtures/mcp/stdio-server.ts`],
@@ -31,6 +31,9 @@ test('inspect --mcp tabulates the tools of a server started from a command line'
   const lines = stdout().split('\n');
   expect(lines.find((line) => line.startsWith('echo '))).toMatch(/echo\s+read\s+low\s+allow\s+text/);
   expect(lines.find((line) => line.startsWith('write_note '))).toMatch(/write_note\s+write\s+medium/);
+  // The table is followed by the lint report of the server's contracts.
+  expect(stdout()).toContain('mcp:fixture');
+  expect(stdout()).toMatch(/\d+ problems \(0 errors, \d+ warnings/);
 });
 
 test('inspect --mcp --format json on server-filesystem, with categories inferred from its annotations', async () => {
@@ -40,8 +43,16 @@ test('inspect --mcp --format json on server-filesystem, with categories inferred
     const { io, stdout } = bufferIo();
     const code = await execute(['inspect', '--mcp', `${node} ${server} "${root}"`, '--format', 'json'], io);
     expect(code).toBe(0);
-    const rows = JSON.parse(stdout()) as { name: string; category: string; parameters: string[] }[];
+    const { tools: rows, findings } = JSON.parse(stdout()) as {
+      tools: { name: string; category: string; parameters: string[] }[];
+      findings: { rule: string; tool?: string; severity: string }[];
+    };
     const byName = new Map(rows.map((row) => [row.name, row]));
+    // Its descriptions are linted: none says when to use the tool rather than its neighbours.
+    const usage = new Set(
+      findings.filter((finding) => finding.rule === 'description-usage').map((finding) => finding.tool),
+    );
+    expect(usage).toEqual(new Set(rows.map((row) => row.name)));
     expect(byName.get('read_text_file')).toMatchObject({
       category: 'read',
       parameters: ['path', 'tail?', 'head?'],

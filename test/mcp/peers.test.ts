@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Registry } from '../../src/index.js';
+import { lint } from '../../src/lint/index.js';
 import { importMcpTools, type McpImport } from '../../src/mcp/index.js';
 import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
 import { invalidMessages, type Recording, ROOT, recordingTransport } from './support/wire.js';
@@ -136,6 +137,19 @@ describe('@modelcontextprotocol/server-everything', () => {
     expect(envelope).toMatchObject({ ok: false, error: { type: 'permission_denied' } });
     expect(calls(everythingWire, 'toggle-simulated-logging')).toBe(0);
   });
+});
+
+test("the peers' contracts are linted like our own: warnings only, and none says when to use which tool", () => {
+  const report = lint(registry);
+  const imported = [...fs.tools(), ...everything.tools()].map((tool) => tool.name);
+  expect(report.errorCount).toBe(0);
+  expect(
+    report.findings.every((finding) => finding.tool === undefined || imported.includes(finding.tool)),
+  ).toBe(true);
+  const usage = new Set(
+    report.findings.filter((finding) => finding.rule === 'description-usage').map((f) => f.tool),
+  );
+  expect(usage).toEqual(new Set(imported));
 });
 
 test('every message we sent to either peer validates against the MCP 2025-11-25 schema', () => {

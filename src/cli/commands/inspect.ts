@@ -16,7 +16,9 @@ export const command: Command = {
     '',
     'Prints one row per tool: its name, category, risk, default permission and parameters.',
     'With --mcp, the tools of a running MCP server: a command line started over stdio (no shell),',
-    'or an http(s) URL of a Streamable HTTP endpoint. Their categories are inferred from annotations.',
+    'or an http(s) URL of a Streamable HTTP endpoint. Their categories are inferred from annotations,',
+    'and their contracts are linted (recommended rules); exit 1 when a finding is an error.',
+    'With --mcp and --format json, the output is { "tools": [rows], "findings": [lint findings] }.',
   ].join('\n'),
   async run(args, io) {
     const { positionals, flags } = parseArgs(args, { format: 'string', mcp: 'string' });
@@ -35,8 +37,19 @@ export const command: Command = {
     try {
       const registry = remote ? remote.registry : await loadRegistry(modulePath!, io.cwd);
       const rows = contractRows(registry);
-      io.stdout(format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : renderContractTable(rows));
-      return 0;
+      if (!remote) {
+        io.stdout(format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : renderContractTable(rows));
+        return 0;
+      }
+      // A remote server's tools are linted too (recommended rules): their descriptions are what a model reads.
+      const { lint, stylish } = await import('../../lint/index.js');
+      const report = lint(registry);
+      io.stdout(
+        format === 'json'
+          ? `${JSON.stringify({ tools: rows, findings: report.findings }, null, 2)}\n`
+          : `${renderContractTable(rows)}\n${stylish(report, { source: `mcp:${remote.imported.server}` })}`,
+      );
+      return report.errorCount > 0 ? 1 : 0;
     } finally {
       await remote?.imported.close();
     }
