@@ -154,6 +154,10 @@ export async function serveHttp(
     };
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
+    // An initialize the transport refused opened no session; nothing else will close this pair.
+    if (!transport.sessionId || !sessions.has(transport.sessionId)) {
+      await transport.close().catch(() => {});
+    }
   };
 
   const http = createServer((request, response) => {

@@ -18,8 +18,8 @@ import { wrapsResult } from './to-mcp-tool.js';
  * const result = toMcpCallResult(await registry.call('read_file', args), readFile.contract);
  * // { content: [{ type: 'text', text: '{"ok":true,"result":{"lines":3}}' }], structuredContent: { lines: 3 } }
  */
-export function toMcpCallResult(envelope: Envelope, contract?: ToolContract, text?: string): CallToolResult {
-  const content: CallToolResult['content'] = [{ type: 'text', text: text ?? JSON.stringify(envelope) }];
+export function toMcpCallResult(envelope: Envelope, contract?: ToolContract): CallToolResult {
+  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(envelope) }];
   if (!envelope.ok) return { content, isError: true };
   if (envelope.truncated) return { content };
   const result = envelope.result;

@@ -5,7 +5,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as z from 'zod';
 import { defineTool, Registry, ToolDefinitionError } from '../../src/index.js';
-import { importMcpTools, type McpImport } from '../../src/mcp/index.js';
+import { importMcpTools, type McpImport, serveHttp } from '../../src/mcp/index.js';
+import { fixtureRegistry } from '../fixtures/mcp/tools.js';
 import { invalidMessages, type Recording, ROOT, recordingTransport } from './support/wire.js';
 
 const SERVER = join(ROOT, 'test', 'fixtures', 'mcp', 'stdio-server.ts');
@@ -145,6 +146,20 @@ describe('importMcpTools from a toolpact server over stdio', () => {
     await second.close();
     expect(other.size).toBe(0);
   });
+});
+
+test('a server reached by URL (Streamable HTTP) is imported the same way', async () => {
+  const running = await serveHttp(fixtureRegistry(undefined), { name: 'over-http' });
+  const registry = new Registry();
+  try {
+    const imported = await importMcpTools(registry, { url: running.url });
+    expect(imported.server).toBe('over-http');
+    expect(registry.get('add')?.meta.source).toBe('mcp:over-http');
+    expect(await registry.call('add', { a: 1, b: 1 })).toEqual({ ok: true, result: { sum: 2 } });
+    await imported.close();
+  } finally {
+    await running.close();
+  }
 });
 
 test('prefix "never" reports a taken name as skipped instead of renaming it', async () => {
