@@ -113,3 +113,37 @@ describe('path predicates hold however the path is spelled', () => {
     expect(pathReadings('docs/a.md').every((reading) => !reading.escapes)).toBe(true);
   });
 });
+
+describe('provider aliases', () => {
+  // OpenAI and Anthropic refuse "." in names, so an imported "fs.delete_file" goes out as the alias
+  // "fs_delete_file"; the adapters map the alias back to the registered name before dispatch.
+  const registryWith = (rule: string, calls: string[]) =>
+    new Registry({
+      ...createPolicyGate(definePolicy({ rules: [{ id: 'no-delete', action: 'deny', tool: rule }] }))
+        .registryOptions,
+    }).register(echoTool('fs.delete_file', 'write', calls));
+
+  test('the alias itself reaches no tool; resolved, the gate sees the real name and denies', async () => {
+    const calls: string[] = [];
+    const registry = registryWith('fs.delete_file', calls);
+    expect(await registry.call('fs_delete_file', {})).toMatchObject({
+      ok: false,
+      error: { type: 'unknown_tool' },
+    });
+    expect(await registry.call('fs.delete_file', {})).toMatchObject({
+      ok: false,
+      error: { rule: 'no-delete' },
+    });
+    expect(calls).toEqual([]);
+  });
+
+  test('a deny rule written with the alias also denies the real name', async () => {
+    const calls: string[] = [];
+    const registry = registryWith('fs_delete_file', calls);
+    expect(await registry.call('fs.delete_file', {})).toMatchObject({
+      ok: false,
+      error: { rule: 'no-delete' },
+    });
+    expect(calls).toEqual([]);
+  });
+});
