@@ -156,8 +156,15 @@ export async function importMcpTools(
         });
       }
     }
+    const previous = current.map((tool) => registry.get(tool.name)).filter((tool) => tool !== undefined);
     for (const tool of current) registry.unregister(tool.name);
-    registry.register(built);
+    try {
+      registry.register(built);
+    } catch (error) {
+      // A name taken since the plan was made: keep the tools we had rather than none.
+      registry.register(previous.filter((tool) => !registry.has(tool.contract.name)));
+      throw error;
+    }
     current = imported;
     skipped = nextSkipped;
     undescribed = nextUndescribed;

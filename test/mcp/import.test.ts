@@ -189,4 +189,6 @@ test('a server that cannot be started is a ToolDefinitionError that says what wa
   }).catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(ToolDefinitionError);
   expect((error as ToolDefinitionError).message).toMatch(/Could not connect to the MCP server started by/);
+  // What the server wrote to stderr is part of the message.
+  expect((error as ToolDefinitionError).message).toContain('boom: no config');
 });
