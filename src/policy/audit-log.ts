@@ -101,7 +101,12 @@ export function openAuditLog(file: string, options: AuditLogOptions = {}): Audit
   });
 }
 
-/** The entry logged for one call record (exported for tests and for other sinks). */
+/**
+ * The entry logged for one call record, for sinks other than a file (a database, a queue).
+ *
+ * @example
+ * const registry = new Registry({ observe: (record) => queue.push(toEntry(record)) });
+ */
 export function toEntry(record: CallRecord, options: AuditLogOptions = {}): AuditEntry {
   const decision = record.decision as PolicyDecision | undefined;
   const parsed = record.arguments !== undefined;

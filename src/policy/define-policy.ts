@@ -25,10 +25,18 @@ const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
  * });
  */
 export function definePolicy(input: Policy, where = 'policy'): Policy {
-  return parsePolicy(input, where);
+  return checked.has(input) ? input : parsePolicy(input, where);
 }
 
-/** The same checks as {@link definePolicy}, for a value of unknown shape (parsed JSON, a config section). */
+// Policies that came out of the checks, so the gate can take any policy and check each only once.
+const checked = new WeakSet<Policy>();
+
+/**
+ * The same checks as {@link definePolicy}, for a value of unknown shape (parsed JSON, a config section).
+ *
+ * @example
+ * const policy = parsePolicy(JSON.parse(text), 'policy.json');
+ */
 export function parsePolicy(input: unknown, where = 'policy'): Policy {
   if (!isRecord(input)) {
     throw new PolicyError(
@@ -69,7 +77,9 @@ export function parsePolicy(input: unknown, where = 'policy'): Policy {
   if (input.importedDefault !== undefined) {
     policy.importedDefault = parseAction(input.importedDefault, `${where}: "importedDefault"`, undefined);
   }
-  return Object.freeze(policy);
+  const result = Object.freeze(policy);
+  checked.add(result);
+  return result;
 }
 
 function parseRule(raw: unknown, index: number, where: string): PolicyRule {

@@ -14,7 +14,12 @@ export function digestOf(value: unknown, key?: string | Uint8Array): string {
   return `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}`;
 }
 
-/** JSON with object keys sorted at every level; `undefined` and functions are left out, as JSON does. */
+/**
+ * JSON with object keys sorted at every level; `undefined` and functions are left out, as JSON does.
+ *
+ * @example
+ * canonicalJson({ b: 1, a: [true] }); // '{"a":[true],"b":1}'
+ */
 export function canonicalJson(value: unknown): string {
   const seen = new Set<object>();
   const walk = (item: unknown): string => {

@@ -105,6 +105,10 @@ function compile(policy: Policy): readonly CompiledRule[] {
 /**
  * How specific a rule is, compared left to right: the tool name (exact 2, glob 1), a source, the
  * number of argument tests (a `when` counts as one), a category. Wildcard-only globs (`*`) count as absent.
+ *
+ * @example
+ * specificity({ id: 'docs', action: 'allow', tool: 'write_file', arguments: { path: { under: 'docs' } } });
+ * // [2, 0, 1, 0]
  */
 export function specificity(rule: PolicyRule): readonly number[] {
   const tools = listOf(rule.tool).filter((pattern) => !/^\*+$/.test(pattern));

@@ -1,7 +1,12 @@
 /** A compiled glob: a test on one string. */
 export type GlobMatcher = (value: string) => boolean;
 
-/** True when `pattern` contains a wildcard (`*` or `?`). */
+/**
+ * True when `pattern` contains a wildcard (`*` or `?`).
+ *
+ * @example
+ * hasWildcard('mcp:*'); // true
+ */
 export function hasWildcard(pattern: string): boolean {
   return pattern.includes('*') || pattern.includes('?');
 }

@@ -61,7 +61,12 @@ function computeReadings(value: string): PathReading[] {
   return [...readings.values()];
 }
 
-/** Splits a relative folder such as `"docs/api"` (as written in a policy) into its segments. */
+/**
+ * Splits a relative folder such as `"docs/api"` (as written in a policy) into its segments.
+ *
+ * @example
+ * folderSegments('./docs/api/'); // ['docs', 'api']
+ */
 export function folderSegments(folder: string): string[] {
   return folder.split('/').filter((segment) => segment !== '' && segment !== '.');
 }

@@ -7,6 +7,7 @@ import {
 import type { ApprovalAnswer, GateDecision, GateRequest } from '../dispatch/gate.js';
 import type { CallRecord, RegistryOptions } from '../registry/registry.js';
 import { ApprovalSession } from './approval-session.js';
+import { definePolicy } from './define-policy.js';
 import { evaluatePolicy, type PolicyVerdict } from './evaluate-policy.js';
 import { type Policy, sourceOf } from './policy.js';
 import { type SandboxCheck, sandboxOf } from './sandbox-declaration.js';
@@ -73,7 +74,9 @@ export interface PolicyGate {
  * const gate = createPolicyGate(policy, { approver: async (request) => ({ action: 'allow' }) });
  * const registry = new Registry({ ...gate.registryOptions }).register(readFile, writeFile);
  */
-export function createPolicyGate(policy: Policy, options: PolicyGateOptions = {}): PolicyGate {
+export function createPolicyGate(input: Policy, options: PolicyGateOptions = {}): PolicyGate {
+  // A policy written as a literal is checked here, so a typo throws now rather than matching everything.
+  const policy = definePolicy(input);
   const session = options.session ?? new ApprovalSession();
   const approver = options.approver;
   // Synchronous unless a sandbox check or an approver has to wait, so the registry's fast path holds.

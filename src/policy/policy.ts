@@ -101,12 +101,22 @@ export interface Policy {
 /** The source name of tools defined in this process. */
 export const LOCAL_SOURCE = 'local';
 
-/** `meta.source`, or {@link LOCAL_SOURCE}. */
+/**
+ * `meta.source`, or {@link LOCAL_SOURCE}.
+ *
+ * @example
+ * sourceOf({ source: 'mcp:github' }); // 'mcp:github'
+ */
 export function sourceOf(meta: ToolMeta): string {
   return typeof meta.source === 'string' && meta.source !== '' ? meta.source : LOCAL_SOURCE;
 }
 
-/** The more severe of two actions. */
+/**
+ * The more severe of two actions.
+ *
+ * @example
+ * stricter('allow', 'ask'); // 'ask'
+ */
 export function stricter(a: PolicyAction, b: PolicyAction): PolicyAction {
   return POLICY_ACTIONS.indexOf(a) >= POLICY_ACTIONS.indexOf(b) ? a : b;
 }

@@ -17,7 +17,12 @@ export interface SandboxDeclaration {
   readonly check: () => SandboxCheck | Promise<SandboxCheck>;
 }
 
-/** The declaration in `meta.sandbox`, when it has the right shape. */
+/**
+ * The declaration in `meta.sandbox`, when it has the right shape.
+ *
+ * @example
+ * const sandbox = sandboxOf(tool.meta); // undefined for a tool that declares none
+ */
 export function sandboxOf(meta: { readonly [key: string]: unknown }): SandboxDeclaration | undefined {
   const value = meta.sandbox;
   if (value === null || typeof value !== 'object') return undefined;

@@ -30,7 +30,12 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = Object.freeze({
 // The kernel refuses a PID namespace's pid_max below 301 (RESERVED_PIDS + 1).
 export const MIN_PROCESSES = 300;
 
-/** The defaults with `overrides` applied; a value that cannot work throws a RangeError naming it. */
+/**
+ * The defaults with `overrides` applied; a value that cannot work throws a RangeError naming it.
+ *
+ * @example
+ * resolveLimits({ wallClockMs: 2_000 }).maxProcesses; // 300
+ */
 export function resolveLimits(overrides: Partial<SandboxLimits> = {}): SandboxLimits {
   const limits = { ...DEFAULT_SANDBOX_LIMITS, ...overrides };
   for (const [name, value] of Object.entries(limits)) {

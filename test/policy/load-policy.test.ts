@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { definePolicy, loadPolicyFile, loadPolicyFromConfig, PolicyError } from '../../src/policy/index.js';
+import {
+  createPolicyGate,
+  definePolicy,
+  loadPolicyFile,
+  loadPolicyFromConfig,
+  PolicyError,
+} from '../../src/policy/index.js';
 
 let dir: string;
 beforeEach(() => {
@@ -132,6 +138,11 @@ describe('loading a policy', () => {
 
   test('no policy section gives undefined', async () => {
     expect(await loadPolicyFromConfig(dir)).toBeUndefined();
+  });
+
+  test('createPolicyGate checks a literal policy it is given', () => {
+    const literal = { rules: [{ id: 'x', action: 'deny', tools: 'write_file' }] } as never;
+    expect(refusal(() => createPolicyGate(literal))).toMatchObject({ code: 'unknown_key', rule: 'x' });
   });
 
   test('definePolicy accepts code rules', () => {
