@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   existsSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -16,6 +15,7 @@ import { createRunCommand } from '../../examples/workspace/run-command.js';
 import { Registry } from '../../src/index.js';
 import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
 import { type BubblewrapSandbox, createBubblewrapSandbox } from '../../src/sandbox/index.js';
+import { processesWith } from './support.js';
 
 // Every test here runs real commands in a real bubblewrap sandbox; each is bounded by the sandbox's
 // own wall clock (2 s), so a failure to confine shows up as an assertion, never as a hung suite.
@@ -45,20 +45,6 @@ async function run(command: string) {
   const result = await sandbox.run(command);
   if (result.kind !== 'finished') throw new Error(`sandbox unavailable: ${result.reason}`);
   return result;
-}
-
-/** Host processes whose command line contains `marker`. */
-function processesWith(marker: string): number {
-  let count = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) count++;
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return count;
 }
 
 describe('the workspace', () => {
