@@ -52,7 +52,12 @@ export function planNames(
   });
 }
 
-/** The server label as a name prefix: lowercase `[a-z0-9_]`, at most 24 characters, never empty. */
+/**
+ * The server label as a name prefix: lowercase `[a-z0-9_]`, at most 24 characters, never empty.
+ *
+ * @example
+ * serverSlug('My Files!'); // 'my_files'
+ */
 export function serverSlug(server: string): string {
   const slug = server
     .toLowerCase()

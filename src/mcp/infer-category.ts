@@ -18,7 +18,14 @@ export function inferCategory(name: string, annotations: ToolAnnotations | undef
   return 'write';
 }
 
-/** The effects the annotations claim, with the spec's defaults for what they leave out. */
+/**
+ * The effects the annotations claim, with the spec's defaults for what they leave out
+ * (`destructiveHint` true, `idempotentHint` false, `openWorldHint` true).
+ *
+ * @example
+ * effectsFromAnnotations({ readOnlyHint: true });
+ * // { readOnly: true, destructive: false, idempotent: false, openWorld: true }
+ */
 export function effectsFromAnnotations(annotations: ToolAnnotations | undefined): ToolEffects {
   const readOnly = annotations?.readOnlyHint ?? false;
   return {

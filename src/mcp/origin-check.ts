@@ -52,7 +52,13 @@ export function checkRequestOrigin(
   return undefined;
 }
 
-/** True for `localhost`, `127.0.0.1` and `::1` in any of their written forms. */
+/**
+ * True for `localhost`, `::1` (bare or bracketed) and any `127.x.y.z` address.
+ *
+ * @example
+ * isLoopbackHost('127.0.0.1'); // true
+ * isLoopbackHost('0.0.0.0'); // false
+ */
 export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOSTS.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
 }

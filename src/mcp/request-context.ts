@@ -65,7 +65,13 @@ export interface LogThreshold {
   level: LoggingLevel | undefined;
 }
 
-/** Builds the context of one `tools/call` request. */
+/**
+ * Builds the context of one `tools/call` request (the server does this for every call).
+ *
+ * @example
+ * const context = createRequestContext(server, extra, { level: undefined }, true);
+ * await context.progress(1, 2);
+ */
 export function createRequestContext(
   server: Server,
   extra: RequestHandlerExtra<ServerRequest, ServerNotification>,

@@ -12,6 +12,9 @@ let instance: jsonSchemaValidator | undefined;
  * The SDK's `jsonSchemaValidator` backed by toolpact's shared draft 2020-12 ajv, so that a Client or
  * Server checks schemas in MCP's default dialect and no second ajv is built per connection.
  * Schemas that declare another `$schema` are checked without it (2020-12 reads most draft-07 alike).
+ *
+ * @example
+ * const client = new Client(info, { jsonSchemaValidator: sharedSchemaValidator() });
  */
 export function sharedSchemaValidator(): jsonSchemaValidator {
   instance ??= {

@@ -1,7 +1,12 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema, ToolContract } from '../contract/index.js';
 
-/** The dialect every schema we publish declares (MCP's default, stated explicitly for clients that guess). */
+/**
+ * The dialect every schema we publish declares (MCP's default, stated explicitly for clients that guess).
+ *
+ * @example
+ * toMcpTool(contract).inputSchema.$schema === JSON_SCHEMA_2020_12; // true
+ */
 export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
@@ -40,7 +45,12 @@ export function toMcpTool(contract: ToolContract): McpTool {
   };
 }
 
-/** True when the contract's return schema is not an object at the root and so is published as `{ result }`. */
+/**
+ * True when the contract's return schema is not an object at the root and so is published as `{ result }`.
+ *
+ * @example
+ * wrapsResult(countWords.contract); // true: it returns an integer
+ */
 export function wrapsResult(contract: ToolContract): boolean {
   const schema = contract.returns?.schema;
   return schema !== undefined && schema.type !== 'object';

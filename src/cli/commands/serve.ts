@@ -3,7 +3,13 @@ import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { loadRegistry } from '../load-module.js';
 
-/** `toolpact serve <module>`: the module's tools as an MCP server, over stdio or Streamable HTTP. */
+/**
+ * `toolpact serve <module>`: the module's tools as an MCP server, over stdio or Streamable HTTP.
+ *
+ * @example
+ * // toolpact serve examples/workspace/index.ts --http --port 3000
+ * await execute(['serve', 'examples/workspace/index.ts', '--http', '--port', '3000'], io);
+ */
 export const command: Command = {
   name: 'serve',
   summary: 'serve a tool set as an MCP server (stdio, or Streamable HTTP with --http)',
