@@ -1,6 +1,6 @@
 import { createRule } from '../create-rule.js';
 import { type ParameterView, parametersOf, typesOf } from '../parameters.js';
-import { hasCue, NUMBER_UNIT_CUE, PATH_BASE_CUE } from '../text/cues.js';
+import { ABSTRACT_NUMBER_CUE, hasCue, MEASURE_CUE, NUMBER_UNIT_CUE, PATH_BASE_CUE } from '../text/cues.js';
 import { mentions, nameWords } from '../text/words.js';
 import type { LintTool } from '../types.js';
 
@@ -73,14 +73,14 @@ export const parameterSemantics = createRule({
   meta: {
     type: 'problem',
     description:
-      'Describe every parameter: what a path is relative to, a number’s unit or range, what each coded enum value means.',
+      'Describe every parameter: what a path is relative to, a quantity’s unit or range, what each coded enum value means.',
     messages: {
       undescribed:
         'Parameter "{parameter}" of "{tool}" is not described. Say what it means and give an example value in its description.',
       pathBase:
         'Parameter "{parameter}" of "{tool}" is a path but does not say relative to what (the workspace root? the current directory?) or that it must be absolute.',
       numberUnit:
-        'Parameter "{parameter}" of "{tool}" is a number without a unit or range. Say the unit (seconds, bytes, km, …) or the allowed range, in words or with minimum/maximum.',
+        'Parameter "{parameter}" of "{tool}" is a measurable quantity without a unit or range. Say the unit (seconds, bytes, km, …) or the allowed range, in words or with minimum/maximum.',
       enumUnexplained:
         'Parameter "{parameter}" of "{tool}" has coded values ({values}) that its description does not explain. Say what each one means.',
     },
@@ -151,8 +151,11 @@ function problemOf(
   if (
     isNumber &&
     !bounded &&
+    parameter.name.length > 1 &&
+    hasCue(`${words.join(' ')} ${text}`, MEASURE_CUE) &&
     !words.some((word) => SELF_UNIT_WORDS.has(word)) &&
-    !hasCue(text, NUMBER_UNIT_CUE)
+    !hasCue(text, NUMBER_UNIT_CUE) &&
+    !hasCue(text, ABSTRACT_NUMBER_CUE)
   )
     return { id: 'numberUnit' };
   if (Array.isArray(schema.enum)) {
