@@ -70,21 +70,31 @@ const random = () => {
   t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
-const pool = [...errors];
-const drawn = [];
-while (drawn.length < 20 && pool.length > 0)
-  drawn.push(pool.splice(Math.floor(random() * pool.length), 1)[0]!);
-out(`== 20 of ${errors.length} error-level findings under strict, seed ${seed} ==`);
-drawn.forEach(({ id, finding, tool }, index) => {
-  out(
-    `#${index + 1} ${id} ${finding.tool ?? '(set)'} ${finding.rule}/${finding.messageId} at ${finding.path}`,
-  );
-  out(`   message:     ${finding.message}`);
-  if (tool) out(`   description: ${tool.contract.description.slice(0, 300)}`);
-  const match = /^\$\.parameters\.(.+)$/.exec(finding.path);
-  if (tool && match) {
-    let node: unknown = tool.contract.parameters;
-    for (const key of match[1]!.split('.')) node = (node as Record<string, unknown> | undefined)?.[key];
-    out(`   parameter:   ${JSON.stringify(node).slice(0, 300)}`);
-  }
-});
+const draw = (title: string, candidates: typeof errors) => {
+  const pool = [...candidates];
+  const drawn = [];
+  while (drawn.length < 20 && pool.length > 0)
+    drawn.push(pool.splice(Math.floor(random() * pool.length), 1)[0]!);
+  out(`== ${title}: 20 of ${candidates.length}, seed ${seed} ==`);
+  drawn.forEach(({ id, finding, tool }, index) => {
+    out(
+      `#${index + 1} ${id} ${finding.tool ?? '(set)'} ${finding.rule}/${finding.messageId} at ${finding.path}`,
+    );
+    out(`   message:     ${finding.message}`);
+    if (tool) out(`   description: ${tool.contract.description.slice(0, 300)}`);
+    const match = /^\$\.parameters\.(.+)$/.exec(finding.path);
+    if (tool && match) {
+      let node: unknown = tool.contract.parameters;
+      for (const key of match[1]!.split('.')) node = (node as Record<string, unknown> | undefined)?.[key];
+      out(`   parameter:   ${JSON.stringify(node).slice(0, 300)}`);
+    }
+  });
+  out();
+};
+draw('error-level findings under strict', errors);
+// Dotted names are most of the pool and true by construction (OpenAI and Anthropic refuse them as they
+// are); the second draw leaves them out, so the wording rules are judged too.
+draw(
+  'error-level findings under strict, name-portable left out',
+  errors.filter(({ finding }) => finding.rule !== 'name-portable'),
+);

@@ -111,13 +111,20 @@ export const parameterSemantics = createRule({
 
 /** The parameter's own description and title, plus the sentences of the tool's description that name it. */
 function textAbout(tool: LintTool, parameter: ParameterView): string {
-  const own = [parameter.schema.description, parameter.schema.title].filter(
+  // An array described only on its items ("Show time for each movie") is described.
+  const items = parameter.schema.items as { description?: unknown; title?: unknown } | undefined;
+  const own = [parameter.schema.description, parameter.schema.title, items?.description, items?.title].filter(
     (text): text is string => typeof text === 'string',
   );
   if (parameter.depth === 0 && parameter.name.length >= 2) {
     for (const sentence of tool.sentences) if (mentions(sentence, parameter.name)) own.push(sentence);
   }
   return own.join(' ').trim();
+}
+
+/** The first words of a text, where its head noun is ("The width of …", "Length of the side …"; 等待多久). */
+function head(text: string): string {
+  return text.split(/\s+/).slice(0, 4).join(' ').slice(0, 24);
 }
 
 function problemOf(
@@ -152,7 +159,7 @@ function problemOf(
     isNumber &&
     !bounded &&
     parameter.name.length > 1 &&
-    hasCue(`${words.join(' ')} ${text}`, MEASURE_CUE) &&
+    hasCue(`${words.join(' ')} ${head(text)}`, MEASURE_CUE) &&
     !words.some((word) => SELF_UNIT_WORDS.has(word)) &&
     !hasCue(text, NUMBER_UNIT_CUE) &&
     !hasCue(text, ABSTRACT_NUMBER_CUE)
