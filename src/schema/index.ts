@@ -1,0 +1,42 @@
+/**
+ * toolpact/schema: one contract in every provider's dialect, and the way back.
+ *
+ * Each adapter is a pure function from contracts to one provider's wire shape, reporting what it
+ * could not carry exactly as diagnostics. The call helpers read a provider's tool calls out of its
+ * response, dispatch them through a registry and render the envelopes as that provider's message.
+ * This entry loads the tokenizer (for `countTokens`/`tokenReport`); the root entry does not.
+ */
+export { toAnthropicTool } from './anthropic.js';
+export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostics.js';
+export { toGeminiFunctionDeclaration } from './gemini.js';
+export { toGeminiSchema } from './gemini-schema.js';
+export {
+  MCP_JSON_SCHEMA_DIALECT,
+  type McpCallResult,
+  mcpWrapsResult,
+  toMcpCallResult,
+  toMcpTool,
+} from './mcp.js';
+export { nameKeys, providerToolName, type ToolNameMap, toolNameMap } from './names.js';
+export { toOpenAITool } from './openai.js';
+export { toOpenAIResponsesTool } from './openai-responses.js';
+export { restoreStrictArguments } from './restore-strict.js';
+export { ANTHROPIC_STRICT, OPENAI_STRICT, type StrictProfile, toStrictSchema } from './strict-schema.js';
+export { toProviderTools } from './to-provider-tools.js';
+export { countTokens, type TokenReport, tokenReport } from './tokens.js';
+export {
+  type AnthropicTool,
+  type GeminiFunctionDeclaration,
+  type GeminiSchema,
+  isProviderFormat,
+  type McpToolDefinition,
+  type OpenAIChatTool,
+  type OpenAIResponsesTool,
+  PROVIDER_FORMATS,
+  type ProviderFormat,
+  type ProviderToolMap,
+  type ProviderTools,
+  type ReturnsMode,
+  type SchemaDiagnostic,
+  type SchemaOptions,
+} from './types.js';
