@@ -11,6 +11,9 @@ export const SETUP_MARKER = 'toolpact-sandbox:';
 /** How the sandbox limits processes, decided by who runs it (see `docs/policy.md`). */
 export type ProcessLimitMethod = 'pid-namespace' | 'rlimit';
 
+// When the host user is root the sandbox's user is the host's root too, with every capability
+// dropped; as any other user it is `nobody` (65534) over that user.
+
 // Top-level system folders that are symbolic links into /usr on merged-/usr systems, or real folders.
 const SYSTEM_DIRS = ['/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32'];
 // The few files from /etc that programs need to start; the rest of /etc (passwords, keys) stays out.
@@ -27,8 +30,8 @@ const ETC_ENTRIES = [
  * UTS, cgroup), no further user namespaces, `/usr` and the loader's files read-only, a private
  * `/tmp` (as large as `maxFileBytes`), `/proc` and `/dev`, a read-only root, the workspace
  * read-write at {@link SANDBOX_WORKSPACE}, an empty
- * environment, then the limits: `pid_max` of the new PID namespace (when `method` is
- * `pid-namespace`), capabilities dropped, and `prlimit` for CPU, memory, processes, file size and
+ * environment, then the limits: `pid_max` of the new PID namespace and a read-only `/proc/sys`
+ * (when `method` is `pid-namespace`), capabilities dropped, and `prlimit` for CPU, memory, processes, file size and
  * open files before `sh -c command`. Pass the list through `--args <fd>` (as `runBubblewrap` does),
  * so the host paths in it never show in the sandbox's `/proc/1/cmdline`.
  *
@@ -41,18 +44,22 @@ export function bubblewrapArgs(
   limits: SandboxLimits,
   method: ProcessLimitMethod,
 ): string[] {
+  const asRoot = method === 'pid-namespace';
   const args = [
     '--unshare-all',
     '--unshare-user',
-    '--disable-userns',
+    // As root the set-up step must mount, which bubblewrap's nested user namespace for
+    // --disable-userns forbids; there a nested namespace gains nothing (see the set-up step).
+    ...(asRoot ? [] : ['--disable-userns']),
     '--die-with-parent',
     '--new-session',
     '--hostname',
     'sandbox',
+    // util-linux mount refuses any user but 0; capabilities, not the id, are what the command loses.
     '--uid',
-    '65534',
+    asRoot ? '0' : '65534',
     '--gid',
-    '65534',
+    asRoot ? '0' : '65534',
     '--ro-bind',
     '/usr',
     '/usr',
@@ -99,6 +106,12 @@ export function bubblewrapArgs(
   );
   // pid_max is per PID namespace since Linux 6.14; writing it needs CAP_SYS_ADMIN in the sandbox's
   // user namespace, which the set-up step then drops (bounding, inheritable and ambient sets).
+  // Before that it makes /proc/sys read-only: the sandbox's user is the host's root (bubblewrap maps
+  // it onto the caller), and sysctl files grant their owner bits to the host's root whatever the
+  // capabilities, so a writable /proc/sys would let a command raise pid_max again, or set
+  // kernel-wide parameters. bubblewrap covers /proc/sys only when the folder itself is writable.
+  // A user namespace made later inside gains nothing: the read-only bind is locked in any mount
+  // namespace it makes, and a fresh proc is refused there because this /proc is partly covered.
   if (method === 'pid-namespace') args.push('--cap-add', 'CAP_SYS_ADMIN');
   const prlimit = [
     'prlimit',
@@ -115,7 +128,12 @@ export function bubblewrapArgs(
   ];
   const setup =
     method === 'pid-namespace'
-      ? `echo "$1" > /proc/sys/kernel/pid_max 2>/dev/null || { echo "${SETUP_MARKER} this kernel cannot limit the processes of a PID namespace (Linux 6.14 or later is needed when the host user is root)" >&2; exit ${SETUP_FAILED_EXIT}; }; shift; exec setpriv --bounding-set=-all --inh-caps=-all --ambient-caps=-all -- "$@"`
+      ? [
+          `echo "$1" > /proc/sys/kernel/pid_max 2>/dev/null || { echo "${SETUP_MARKER} this kernel cannot limit the processes of a PID namespace (Linux 6.14 or later is needed when the host user is root)" >&2; exit ${SETUP_FAILED_EXIT}; }`,
+          `{ mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys; } 2>/dev/null || { echo "${SETUP_MARKER} /proc/sys could not be made read-only" >&2; exit ${SETUP_FAILED_EXIT}; }`,
+          'shift',
+          'exec setpriv --bounding-set=-all --inh-caps=-all --ambient-caps=-all -- "$@"',
+        ].join('; ')
       : 'shift; exec "$@"';
   args.push('--', 'sh', '-c', setup, 'toolpact-setup', String(limits.maxProcesses + 1), ...prlimit);
   return args;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createRunCommand } from '../../examples/workspace/run-command.js';
+import { createWorkspaceTools } from '../../examples/workspace/tools.js';
 import { Registry } from '../../src/index.js';
 import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
 import { type BubblewrapSandbox, createBubblewrapSandbox } from '../../src/sandbox/index.js';
@@ -136,13 +137,41 @@ describe('escapes that must fail', () => {
     expect(result.stderr).toContain('MemoryError');
   });
 
-  test('no capabilities are left and no user namespace can be made', async () => {
+  test('no capabilities are left, and a nested user namespace gains none', async () => {
     const result = await run(
-      'grep -E "^Cap(Eff|Prm|Bnd)" /proc/self/status; unshare -U true && echo made-userns',
+      [
+        'grep -E "^Cap(Eff|Prm|Bnd|Amb)" /proc/self/status',
+        'unshare -Upmf --mount-proc true && echo made-proc',
+        'unshare -Um sh -c "mount -o remount,rw /proc/sys && echo remounted"',
+        'echo 99999 > /proc/sys/kernel/pid_max && echo raised',
+      ].join('; '),
     );
-    expect(result.stdout).toMatch(/CapEff:\s+0{16}/);
-    expect(result.stdout).toMatch(/CapBnd:\s+0{16}/);
-    expect(result.stdout).not.toContain('made-userns');
+    for (const set of ['CapEff', 'CapPrm', 'CapBnd', 'CapAmb']) {
+      expect(result.stdout).toMatch(new RegExp(`${set}:\\s+0{16}`));
+    }
+    expect(result.stdout).not.toContain('made-proc');
+    expect(result.stdout).not.toContain('remounted');
+    expect(result.stdout).not.toContain('raised');
+  });
+
+  test('kernel parameters cannot be written', async () => {
+    // Writes the current value back, so a failure of the protection changes nothing on the host.
+    const result = await run(
+      'v=$(cat /proc/sys/vm/overcommit_ratio); echo "$v" > /proc/sys/vm/overcommit_ratio && echo wrote-sysctl; echo 1 > /proc/sysrq-trigger && echo wrote-sysrq',
+    );
+    expect(result.stdout).not.toContain('wrote-sysctl');
+    expect(result.stdout).not.toContain('wrote-sysrq');
+    expect(result.stderr).toMatch(/Read-only file system|Permission denied/);
+  });
+
+  test('a symbolic link the command leaves in the workspace does not lead the host tools out', async () => {
+    await run(`ln -s ${join(outside, 'secret.txt')} leak.txt; ln -s / root-link`);
+    const registry = new Registry().register(createWorkspaceTools(workspace));
+    for (const path of ['leak.txt', 'root-link/etc/hostname']) {
+      const envelope = await registry.call('read_file', { path });
+      expect(envelope).toMatchObject({ ok: false, error: { type: 'path_outside_workspace' } });
+      expect(JSON.stringify(envelope)).not.toContain('the-host-secret');
+    }
   });
 });
 
