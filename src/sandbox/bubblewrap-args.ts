@@ -106,7 +106,7 @@ export function bubblewrapArgs(
   );
   // pid_max is per PID namespace since Linux 6.14; writing it needs CAP_SYS_ADMIN in the sandbox's
   // user namespace, which the set-up step then drops (bounding, inheritable and ambient sets).
-  // Before that it makes /proc/sys read-only: the sandbox's user is the host's root (bubblewrap maps
+  // Before that it makes /proc/sys, then all of /proc, read-only: the sandbox's user is the host's root (bubblewrap maps
   // it onto the caller), and sysctl files grant their owner bits to the host's root whatever the
   // capabilities, so a writable /proc/sys would let a command raise pid_max again, or set
   // kernel-wide parameters. bubblewrap covers /proc/sys only when the folder itself is writable.
@@ -130,7 +130,7 @@ export function bubblewrapArgs(
     method === 'pid-namespace'
       ? [
           `echo "$1" > /proc/sys/kernel/pid_max 2>/dev/null || { echo "${SETUP_MARKER} this kernel cannot limit the processes of a PID namespace (Linux 6.14 or later is needed when the host user is root)" >&2; exit ${SETUP_FAILED_EXIT}; }`,
-          `{ mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys; } 2>/dev/null || { echo "${SETUP_MARKER} /proc/sys could not be made read-only" >&2; exit ${SETUP_FAILED_EXIT}; }`,
+          `{ mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys && mount -o remount,bind,ro /proc; } 2>/dev/null || { echo "${SETUP_MARKER} /proc could not be made read-only" >&2; exit ${SETUP_FAILED_EXIT}; }`,
           'shift',
           'exec setpriv --bounding-set=-all --inh-caps=-all --ambient-caps=-all -- "$@"',
         ].join('; ')
