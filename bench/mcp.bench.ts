@@ -1,27 +1,33 @@
 /**
  * MCP: tools/call throughput of toolpact's server against the SDK's McpServer serving the same tool
- * (the SDK Client calls both), over the in-memory transport and over stdio; and the time from process
+ * (the SDK Client calls both), over the in-memory transport (each server in a process of its own, so
+ * neither shares JIT feedback or garbage with the other) and over stdio; and the time from process
  * start to the first tools/list answer with 100 tools (both servers started the same way, under tsx).
  */
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createMcpServer } from '../src/mcp/index.js';
-import { benchMcpServer, benchRegistry } from '../test/fixtures/mcp/bench-tools.js';
 import { type Measurement, printTable } from './measure.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const SERVER = join(ROOT, 'test', 'fixtures', 'mcp', 'bench-server.ts');
+const IN_MEMORY = join(ROOT, 'test', 'fixtures', 'mcp', 'bench-in-memory.ts');
 const call = { name: 'add', arguments: { a: 2, b: 3 } };
 
-async function inMemoryClient(kind: 'toolpact' | 'sdk'): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  if (kind === 'toolpact') await createMcpServer(benchRegistry(1)).connect(serverSide);
-  else await benchMcpServer(1).connect(serverSide);
-  const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
+/** ns per call of one server over the in-memory transport, measured in a process of its own. */
+function inMemoryRun(kind: 'toolpact' | 'sdk'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', IN_MEMORY, kind, '3000', '7'],
+      { cwd: ROOT, timeout: 120_000 },
+      (error, stdout) => {
+        if (error) reject(error);
+        else resolve((JSON.parse(stdout) as { nsPerOp: number }).nsPerOp);
+      },
+    );
+  });
 }
 
 async function stdioClient(kind: 'toolpact' | 'sdk', tools: number): Promise<Client> {
@@ -38,8 +44,8 @@ async function stdioClient(kind: 'toolpact' | 'sdk', tools: number): Promise<Cli
 }
 
 /**
- * Sequential tools/call throughput of several clients, measured in alternating rounds (A, B, A, B, ...)
- * so that drift on a busy machine hits every case alike; the median round decides.
+ * Sequential tools/call throughput of several clients, measured in alternating rounds (A B, B A, ...)
+ * so that drift on a busy machine and collection debt hit every case alike; the median round decides.
  */
 async function throughput(
   cases: readonly { readonly name: string; readonly client: Client }[],
@@ -55,7 +61,9 @@ async function throughput(
   }
   const perRound = cases.map(() => [] as number[]);
   for (let round = 0; round < rounds; round++) {
-    for (const [index, { client }] of cases.entries()) {
+    // A B, then B A: each case follows the other as often, so neither pays the other's garbage.
+    const order = round % 2 === 0 ? [...cases.entries()] : [...cases.entries()].reverse();
+    for (const [index, { client }] of order) {
       const started = process.hrtime.bigint();
       for (let count = 0; count < iterations; count++) await client.callTool(call);
       perRound[index]!.push(Number(process.hrtime.bigint() - started) / iterations);
@@ -84,19 +92,19 @@ function median(values: number[]): number {
 }
 
 export default async function run(): Promise<void> {
-  process.stdout.write('tools/call over the in-memory transport (SDK Client, sequential calls)\n');
-  const memoryOurs = await inMemoryClient('toolpact');
-  const memorySdk = await inMemoryClient('sdk');
-  const rowsMemory = await throughput(
-    [
-      { name: 'sdk McpServer', client: memorySdk },
-      { name: 'toolpact', client: memoryOurs },
-    ],
-    3_000,
+  process.stdout.write(
+    'tools/call over the in-memory transport (SDK Client, sequential calls, one process per server, median of 3 processes)\n',
   );
+  const memory = { toolpact: [] as number[], sdk: [] as number[] };
+  for (let run = 0; run < 3; run++) {
+    memory.sdk.push(await inMemoryRun('sdk'));
+    memory.toolpact.push(await inMemoryRun('toolpact'));
+  }
+  const rowsMemory: Measurement[] = (['sdk', 'toolpact'] as const).map((kind) => {
+    const nsPerOp = median(memory[kind]);
+    return { name: kind === 'sdk' ? 'sdk McpServer' : 'toolpact', nsPerOp, opsPerSecond: 1e9 / nsPerOp };
+  });
   printTable(rowsMemory, rowsMemory[0]!);
-  await memoryOurs.close();
-  await memorySdk.close();
 
   process.stdout.write('\ntools/call over stdio (child process, sequential calls)\n');
   const stdioOurs = await stdioClient('toolpact', 1);
