@@ -101,11 +101,20 @@ export function createMcpServer(
     const name = request.params.name;
     const tool = registry.get(name);
     const context = createRequestContext(server, extra, threshold, traits.serverRequests);
+    let state: unknown = context;
+    if (options.state) {
+      try {
+        state = options.state(context);
+      } catch {
+        // A defect in the server's own state function: say nothing of it to the client.
+        throw new McpError(ErrorCode.InternalError, 'The server could not prepare this call.');
+      }
+    }
     // An omitted `arguments` is an empty object: all-optional tools must be callable without one.
     const envelope = await registry.call(name, request.params.arguments ?? {}, {
       signal: extra.signal,
       callId: String(extra.requestId),
-      state: options.state ? options.state(context) : context,
+      state,
     });
     if (!tool && !envelope.ok && envelope.error.type === 'unknown_tool') {
       // The spec makes an unknown tool a protocol error (-32602); the message still names the closest tools.

@@ -78,3 +78,15 @@ test('a state of your own keeps the context reachable as state.mcp; a direct cal
   });
   await client.close();
 });
+
+test('a state function that throws is an internal error that tells the client nothing of it', async () => {
+  const { client } = await connected({
+    state: () => {
+      throw new Error('secret at /home/ada/.config');
+    },
+  });
+  const error = await client.callTool({ name: 'chatty', arguments: {} }).catch((caught: unknown) => caught);
+  expect((error as { code?: number }).code).toBe(-32603);
+  expect(String((error as Error).message)).not.toContain('secret');
+  await client.close();
+});
