@@ -3,6 +3,7 @@ import { type AnyTool, isTool } from '../define/tool.js';
 import { closestNames } from '../util/closest.js';
 import { type LintConfig, LintConfigError, type ResolvedLintConfig, resolveLintConfig } from './config.js';
 import { parametersOf } from './parameters.js';
+import { providerFacts } from './provider-facts.js';
 import { renderMessage } from './render-message.js';
 import { toolView } from './tool-view.js';
 import type {
@@ -21,7 +22,7 @@ export type LintSource = { list(): readonly AnyTool[] } | readonly (AnyTool | To
 export interface LintOptions {
   /** The `lint` configuration section, or one already resolved; default: the `recommended` preset. */
   readonly config?: LintConfig | ResolvedLintConfig;
-  /** Token counts and adapter diagnostics; rules that need them report nothing without them. */
+  /** Token counts and adapter diagnostics; by default the schema adapters' own, computed when a rule asks. */
   readonly providers?: ProviderFacts;
 }
 
@@ -35,11 +36,6 @@ export interface LintResult {
   /** The rules that ran, with their severities, for formatters (SARIF lists them). */
   readonly config: ResolvedLintConfig;
 }
-
-const NO_PROVIDERS: ProviderFacts = {
-  tokens: () => ({ perTool: new Map(), total: 0 }),
-  diagnostics: () => [],
-};
 
 /**
  * Lints a tool set: runs every configured rule over it and returns the findings, sorted by tool
@@ -59,6 +55,7 @@ export function lint(source: LintSource, options: LintOptions = {}): LintResult 
   const parameterNames = new Set<string>();
   for (const tool of tools)
     for (const parameter of parametersOf(tool.contract.parameters)) parameterNames.add(parameter.name);
+  const providers = options.providers ?? providerFacts(tools.map((tool) => tool.contract));
   const findings: LintFinding[] = [];
   for (const { rule, severity, options: ruleOptions } of config.rules) {
     const context: RuleContext<string, unknown> = {
@@ -66,7 +63,7 @@ export function lint(source: LintSource, options: LintOptions = {}): LintResult 
       tools,
       toolNames,
       parameterNames,
-      providers: options.providers ?? NO_PROVIDERS,
+      providers,
       report(descriptor: ReportDescriptor<string>) {
         if (descriptor.tool?.disabled.has(rule.name)) return;
         const template = Object.hasOwn(rule.meta.messages, descriptor.messageId)

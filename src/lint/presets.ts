@@ -28,7 +28,9 @@ const recommended: LintPreset = {
   'no-manipulative-wording': 'error',
   'no-unknown-tool-reference': 'error',
   'parameter-semantics': 'warning',
+  'provider-compatibility': 'error',
   'side-effects-stated': 'warning',
+  'token-budget': 'warning',
 };
 
 /** `strict`: every rule on; the checklist and the provider limits as errors. */

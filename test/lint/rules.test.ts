@@ -699,6 +699,47 @@ const CASES: { readonly [rule: string]: RuleCases } = {
       },
     ],
   },
+  'token-budget': {
+    valid: [{ name: 'a small tool', tools: [tool('read_file', GOOD_READ)] }],
+    invalid: [
+      {
+        name: 'a tool over its budget, and the set over its budget',
+        tools: [tool('read_file', GOOD_READ.repeat(4)), tool('list_dir', GOOD_READ)],
+        options: { perTool: 100, perSet: 150 },
+        findings: [
+          { tool: undefined, messageId: 'setOverBudget', path: '$' },
+          { tool: 'read_file', messageId: 'toolOverBudget', path: '$' },
+        ],
+      },
+      {
+        name: 'counted in the chosen format',
+        tools: [tool('read_file', '读取文件。'.repeat(40))],
+        options: { format: 'anthropic', perTool: 50 },
+        findings: [{ tool: 'read_file', messageId: 'toolOverBudget' }],
+      },
+    ],
+  },
+  'provider-compatibility': {
+    valid: [
+      {
+        name: 'what every provider accepts',
+        tools: [tool('read_file', GOOD_READ, { parameters: params({ path: { type: 'string' } }) })],
+      },
+    ],
+    invalid: [
+      {
+        name: 'a property name Gemini refuses',
+        tools: [tool('tag_items', 'Tag.', { parameters: params({ 'tag name': { type: 'string' } }) })],
+        findings: [{ tool: 'tag_items', messageId: 'refused', path: '$.parameters.properties["tag name"]' }],
+      },
+      {
+        name: 'only the formats asked for',
+        tools: [tool('tag_items', 'Tag.', { parameters: params({ 'tag name': { type: 'string' } }) })],
+        options: { formats: ['gemini', 'openai'] },
+        findings: [{ tool: 'tag_items', messageId: 'refused' }],
+      },
+    ],
+  },
 };
 
 describe('every rule has a valid/invalid table', () => {

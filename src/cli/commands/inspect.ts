@@ -1,4 +1,4 @@
-import { CATEGORY_DEFAULTS } from '../../contract/index.js';
+import { CATEGORY_DEFAULTS, type ToolContract } from '../../contract/index.js';
 import type { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
@@ -6,19 +6,31 @@ import { UsageError } from '../io.js';
 import { loadRegistry } from '../load-module.js';
 import { renderTable } from '../table.js';
 
-/** `toolpact inspect <module>`: the overview of a tool set. */
+/** The formats whose token cost and refusals the overview shows, with their column titles. */
+const FORMATS = [
+  ['openai', 'openai'],
+  ['openai-responses', 'responses'],
+  ['anthropic', 'anthropic'],
+  ['gemini', 'gemini'],
+  ['mcp', 'mcp'],
+] as const;
+type InspectFormat = (typeof FORMATS)[number][0];
+
+/** `toolpact inspect <module>`: the overview of a tool set a developer looks at first. */
 export const command: Command = {
   name: 'inspect',
-  summary: 'show the contract table of a tool set (name, category, risk, permission, parameters)',
+  summary: 'show a tool set: contracts, tokens per provider, provider refusals and a lint summary',
   usage: [
     'toolpact inspect <module> [--format table|json]',
     'toolpact inspect --mcp "<command or URL>" [--format table|json]',
     '',
-    'Prints one row per tool: its name, category, risk, default permission and parameters.',
+    'Prints one row per tool: name, category, risk, default permission, parameters (optional ones end',
+    'in "?") and what its definition costs in tokens in each provider format (o200k_base over the JSON',
+    'sent), then which tools each provider would refuse and why, then the lint report (recommended).',
     'With --mcp, the tools of a running MCP server: a command line started over stdio (no shell),',
-    'or an http(s) URL of a Streamable HTTP endpoint. Their categories are inferred from annotations,',
-    'and their contracts are linted (recommended rules); exit 1 when a finding is an error.',
-    'With --mcp and --format json, the output is { "tools": [rows], "findings": [lint findings] }.',
+    'or an http(s) URL of a Streamable HTTP endpoint; their categories are inferred from annotations.',
+    'With --format json: { "tools": [rows], "totals": {format: tokens}, "refusals": [...], "findings": [...] }.',
+    'Exit 1 when a lint finding is an error (a provider refusal is one), 2 for usage errors.',
   ].join('\n'),
   async run(args, io) {
     const { positionals, flags } = parseArgs(args, { format: 'string', mcp: 'string' });
@@ -36,59 +48,143 @@ export const command: Command = {
         : undefined;
     try {
       const registry = remote ? remote.registry : await loadRegistry(modulePath!, io.cwd);
-      const rows = contractRows(registry);
-      if (!remote) {
-        io.stdout(format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : renderContractTable(rows));
-        return 0;
-      }
-      // A remote server's tools are linted too (recommended rules): their descriptions are what a model reads.
-      const { lint, stylish } = await import('../../lint/index.js');
-      const report = lint(registry);
-      io.stdout(
-        format === 'json'
-          ? `${JSON.stringify({ tools: rows, findings: report.findings }, null, 2)}\n`
-          : `${renderContractTable(rows)}\n${stylish(report, { source: `mcp:${remote.imported.server}` })}`,
-      );
-      return report.errorCount > 0 ? 1 : 0;
+      const overview = await inspectRegistry(registry);
+      const source = remote ? `mcp:${remote.imported.server}` : undefined;
+      io.stdout(format === 'json' ? `${JSON.stringify(overview.data, null, 2)}\n` : overview.render(source));
+      return overview.data.errorCount > 0 ? 1 : 0;
     } finally {
       await remote?.imported.close();
     }
   },
 };
 
+/** One row of the contract table. */
 export interface ContractRow {
   readonly name: string;
   readonly category: string;
   readonly risk: string;
   readonly permission: string;
+  /** Required parameters plain, optional ones ending in `?`. */
   readonly parameters: readonly string[];
+  /** Tokens of the tool's definition in each provider format. */
+  readonly tokens: { readonly [Format in InspectFormat]: number };
 }
 
-/** One row per tool, in registration order. Required parameters are plain, optional ones end in `?`. */
-export function contractRows(registry: Registry): ContractRow[] {
-  return registry.schemas().map((contract) => {
-    const defaults = CATEGORY_DEFAULTS[contract.category];
-    const properties = (contract.parameters.properties ?? {}) as Record<string, unknown>;
-    const required = new Set((contract.parameters.required ?? []) as string[]);
-    return {
-      name: contract.name,
-      category: contract.category,
-      risk: defaults.risk,
-      permission: defaults.permission,
-      parameters: Object.keys(properties).map((key) => (required.has(key) ? key : `${key}?`)),
-    };
-  });
+/** A tool a provider would refuse, and why (from the schema adapters). */
+export interface Refusal {
+  readonly format: string;
+  readonly tool: string | undefined;
+  readonly path: string;
+  readonly code: string;
+  readonly message: string;
 }
 
-export function renderContractTable(rows: readonly ContractRow[]): string {
+/** The overview as data, and its rendering as text. */
+interface Overview {
+  readonly data: {
+    readonly tools: readonly ContractRow[];
+    readonly totals: { readonly [Format in InspectFormat]: number };
+    readonly refusals: readonly Refusal[];
+    readonly errorCount: number;
+    readonly warningCount: number;
+    readonly findings: readonly unknown[];
+  };
+  render(source: string | undefined): string;
+}
+
+/**
+ * The overview of a registry: the contract table with tokens per provider, the refusals, and the
+ * lint result. The adapters and the linter load only here, so `toolpact call` stays light.
+ */
+async function inspectRegistry(registry: Registry): Promise<Overview> {
+  const [{ tokenReport, toProviderTools }, { lint, stylish }] = await Promise.all([
+    import('../../schema/index.js'),
+    import('../../lint/index.js'),
+  ]);
+  const contracts = registry.schemas();
+  const reports = Object.fromEntries(FORMATS.map(([format]) => [format, tokenReport(contracts, format)])) as {
+    [Format in InspectFormat]: ReturnType<typeof tokenReport>;
+  };
+  const tools = contracts.map((contract, index) =>
+    contractRow(contract, (format) => reports[format].perTool[index]?.tokens ?? 0),
+  );
+  const totals = Object.fromEntries(
+    FORMATS.map(([format]) => [format, reports[format].total]),
+  ) as ContractRow['tokens'];
+  const refusals: Refusal[] = FORMATS.flatMap(([format]) =>
+    toProviderTools(contracts, format)
+      .diagnostics.filter((diagnostic) => diagnostic.severity === 'error')
+      .map((diagnostic) => ({
+        format,
+        tool: diagnostic.tool === '*' ? undefined : diagnostic.tool,
+        path: diagnostic.path,
+        code: diagnostic.code,
+        message: diagnostic.message,
+      })),
+  );
+  const result = lint(registry);
+  return {
+    data: {
+      tools,
+      totals,
+      refusals,
+      errorCount: result.errorCount,
+      warningCount: result.warningCount,
+      findings: result.findings,
+    },
+    render(source) {
+      const parts = [renderContractTable(tools, totals).trimEnd(), ''];
+      if (refusals.length === 0) {
+        parts.push(
+          `Provider refusals: none; ${FORMATS.map(([, title]) => title).join(', ')} accept every tool.`,
+        );
+      } else {
+        parts.push('Provider refusals:');
+        for (const refusal of refusals) {
+          parts.push(
+            `  ${refusal.format.padEnd(16)} ${refusal.tool ?? '(tool set)'}  ${refusal.path}  ${refusal.message}`,
+          );
+        }
+      }
+      parts.push(
+        '',
+        `Lint (recommended; "toolpact lint" for options):`,
+        stylish(result, source ? { source } : {}),
+      );
+      return parts.join('\n');
+    },
+  };
+}
+
+/** One row per tool, in registration order. */
+export function contractRow(contract: ToolContract, tokens: (format: InspectFormat) => number): ContractRow {
+  const defaults = CATEGORY_DEFAULTS[contract.category];
+  const properties = (contract.parameters.properties ?? {}) as Record<string, unknown>;
+  const required = new Set((contract.parameters.required ?? []) as string[]);
+  return {
+    name: contract.name,
+    category: contract.category,
+    risk: defaults.risk,
+    permission: defaults.permission,
+    parameters: Object.keys(properties).map((key) => (required.has(key) ? key : `${key}?`)),
+    tokens: Object.fromEntries(FORMATS.map(([format]) => [format, tokens(format)])) as ContractRow['tokens'],
+  };
+}
+
+/** The contract table, with a last row of token totals for the whole set. */
+export function renderContractTable(rows: readonly ContractRow[], totals: ContractRow['tokens']): string {
   return renderTable(
-    ['tool', 'category', 'risk', 'permission', 'parameters'],
-    rows.map((row) => [
-      row.name,
-      row.category,
-      row.risk,
-      row.permission,
-      row.parameters.join(', ') || '(none)',
-    ]),
+    ['tool', 'category', 'risk', 'permission', 'parameters', ...FORMATS.map(([, title]) => title)],
+    [
+      ...rows.map((row) => [
+        row.name,
+        row.category,
+        row.risk,
+        row.permission,
+        row.parameters.join(', ') || '(none)',
+        ...FORMATS.map(([format]) => String(row.tokens[format])),
+      ]),
+      ['(all tools)', '', '', '', '', ...FORMATS.map(([format]) => String(totals[format]))],
+    ],
   );
 }

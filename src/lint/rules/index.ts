@@ -17,7 +17,9 @@ import { noGenericName } from './no-generic-name.js';
 import { noManipulativeWording } from './no-manipulative-wording.js';
 import { noUnknownToolReference } from './no-unknown-tool-reference.js';
 import { parameterSemantics } from './parameter-semantics.js';
+import { providerCompatibility } from './provider-compatibility.js';
 import { sideEffectsStated } from './side-effects-stated.js';
+import { tokenBudget } from './token-budget.js';
 
 /** Every built-in rule, by name. A test checks this table against the files of this folder. */
 export const RULES: { readonly [name: string]: AnyLintRule } = Object.freeze(
@@ -41,7 +43,9 @@ export const RULES: { readonly [name: string]: AnyLintRule } = Object.freeze(
       noManipulativeWording,
       noUnknownToolReference,
       parameterSemantics,
+      providerCompatibility,
       sideEffectsStated,
+      tokenBudget,
     ].map((rule) => [rule.name, rule as AnyLintRule]),
   ),
 );
