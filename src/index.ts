@@ -61,3 +61,12 @@ export { isToolError, ToolError, type ToolErrorOptions } from './dispatch/tool-e
 export type { ArgumentValidator, ValidationResult } from './dispatch/validation.js';
 export { type DefinitionErrorCode, ToolDefinitionError } from './errors/index.js';
 export { type CallOptions, type CallRecord, Registry, type RegistryOptions } from './registry/registry.js';
+export { toProviderTools } from './schema/to-provider-tools.js';
+export {
+  PROVIDER_FORMATS,
+  type ProviderFormat,
+  type ProviderToolMap,
+  type ProviderTools,
+  type SchemaDiagnostic,
+  type SchemaOptions,
+} from './schema/types.js';

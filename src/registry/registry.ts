@@ -17,7 +17,11 @@ import { type LazySignal, type RunOutcome, runTool } from '../dispatch/run.js';
 import { CircularResultError, type JsonValue, toJsonValue } from '../dispatch/serialize.js';
 import type { ValidationResult } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
+import { describeNameKey, nameKeys } from '../schema/names.js';
+import { toProviderTools } from '../schema/to-provider-tools.js';
+import type { ProviderFormat, ProviderToolMap, SchemaOptions } from '../schema/types.js';
 import { closestNames } from '../util/closest.js';
+import { deepFreeze } from '../util/deep-freeze.js';
 
 /** Options of a {@link Registry}. */
 export interface RegistryOptions {
@@ -102,6 +106,10 @@ export class Registry {
   readonly #listeners = new Set<() => void>();
   readonly #sessionApprovals = new Set<string>();
   #contracts: readonly ToolContract[] | undefined;
+  /** Provider output per format and options, dropped when the tool set changes. */
+  readonly #providerSchemas = new Map<string, readonly unknown[]>();
+  /** The name each tool goes by under each provider naming rule, to refuse collisions after aliasing. */
+  readonly #nameKeys = new Map<string, string>();
 
   constructor(options: RegistryOptions = {}) {
     this.#options = options;
@@ -142,6 +150,23 @@ export class Registry {
       }
       seen.add(name);
     }
+    // Two names that one provider would see as the same alias ("a.b" and "a_b" at OpenAI) are refused.
+    const keys = new Map<string, string>();
+    for (const tool of tools) {
+      const name = tool.contract.name;
+      for (const key of nameKeys(name)) {
+        const other = this.#nameKeys.get(key) ?? keys.get(key);
+        if (other !== undefined && other !== name) {
+          throw new ToolDefinitionError(
+            'duplicate_name',
+            `The tools "${other}" and "${name}" would both be called "${key.slice(key.indexOf(':') + 1)}" at ${describeNameKey(key)}, whose name rules do not allow them as they are. Rename one of them.`,
+            name,
+          );
+        }
+        keys.set(key, name);
+      }
+    }
+    for (const [key, name] of keys) this.#nameKeys.set(key, name);
     for (const tool of tools) this.#tools.set(tool.contract.name, tool);
     if (tools.length > 0) this.#changed();
     return this;
@@ -150,7 +175,10 @@ export class Registry {
   /** Removes a tool; true when it was registered. */
   unregister(name: string): boolean {
     const removed = this.#tools.delete(name);
-    if (removed) this.#changed();
+    if (removed) {
+      for (const key of nameKeys(name)) this.#nameKeys.delete(key);
+      this.#changed();
+    }
     return removed;
   }
 
@@ -172,10 +200,27 @@ export class Registry {
     return this.#tools.size;
   }
 
-  /** The canonical contracts, in registration order; the same frozen array until the registry changes. */
-  schemas(): readonly ToolContract[] {
+  /**
+   * The canonical contracts, in registration order; the same frozen array until the registry changes.
+   * With a format, the tools in that provider's wire shape (see `toProviderTools` in `toolpact/schema`,
+   * which also answers the diagnostics), computed once per format and options and kept until the
+   * registry changes.
+   *
+   * @example
+   * await openai.chat.completions.create({ model, messages, tools: registry.schemas('openai', { strict: true }) });
+   */
+  schemas(): readonly ToolContract[];
+  schemas<F extends ProviderFormat>(format: F, options?: SchemaOptions): readonly ProviderToolMap[F][];
+  schemas(format?: ProviderFormat, options?: SchemaOptions): readonly unknown[] {
     this.#contracts ??= Object.freeze(this.list().map((tool) => tool.contract));
-    return this.#contracts;
+    if (format === undefined || (format === 'canonical' && options === undefined)) return this.#contracts;
+    const key = `${format}\u0000${options ? JSON.stringify(options, Object.keys(options).sort()) : ''}`;
+    let tools = this.#providerSchemas.get(key);
+    if (!tools) {
+      tools = deepFreeze(toProviderTools(this.#contracts, format, options).tools);
+      this.#providerSchemas.set(key, tools);
+    }
+    return tools;
   }
 
   /**
@@ -447,6 +492,7 @@ export class Registry {
 
   #changed(): void {
     this.#contracts = undefined;
+    this.#providerSchemas.clear();
     for (const listener of this.#listeners) {
       try {
         listener();

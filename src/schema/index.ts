@@ -7,8 +7,28 @@
  * This entry loads the tokenizer (for `countTokens`/`tokenReport`); the root entry does not.
  */
 export { toAnthropicTool } from './anthropic.js';
+export {
+  type AnthropicToolResultBlock,
+  type AnthropicToolResultMessage,
+  readAnthropicToolUses,
+  runAnthropicToolUses,
+  toAnthropicToolResults,
+} from './anthropic-calls.js';
 export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostics.js';
+export {
+  type CallOutcome,
+  dispatchProviderCalls,
+  type ProviderCall,
+  type RunCallsOptions,
+} from './dispatch-calls.js';
 export { toGeminiFunctionDeclaration } from './gemini.js';
+export {
+  type GeminiFunctionResponseContent,
+  type GeminiFunctionResponsePart,
+  readGeminiFunctionCalls,
+  runGeminiFunctionCalls,
+  toGeminiFunctionResponses,
+} from './gemini-calls.js';
 export { toGeminiSchema } from './gemini-schema.js';
 export {
   MCP_JSON_SCHEMA_DIALECT,
@@ -17,9 +37,23 @@ export {
   toMcpCallResult,
   toMcpTool,
 } from './mcp.js';
+export { readMcpToolCall, runMcpToolCall } from './mcp-calls.js';
 export { nameKeys, providerToolName, type ToolNameMap, toolNameMap } from './names.js';
 export { toOpenAITool } from './openai.js';
+export {
+  type OpenAIToolMessage,
+  readOpenAIToolCalls,
+  runOpenAIToolCalls,
+  toOpenAIToolMessages,
+} from './openai-calls.js';
 export { toOpenAIResponsesTool } from './openai-responses.js';
+export {
+  type ResponsesFunctionCallOutput,
+  readResponsesFunctionCalls,
+  runResponsesFunctionCalls,
+  toResponsesFunctionCallOutputs,
+} from './openai-responses-calls.js';
+export { ProviderPayloadError } from './payload-error.js';
 export { restoreStrictArguments } from './restore-strict.js';
 export { ANTHROPIC_STRICT, OPENAI_STRICT, type StrictProfile, toStrictSchema } from './strict-schema.js';
 export { toProviderTools } from './to-provider-tools.js';

@@ -34,10 +34,10 @@ function restore(value: unknown, schema: unknown, root: JsonSchema, depth: numbe
         const child = Object.hasOwn(properties, key) ? properties[key] : undefined;
         if (item === null && child !== undefined && !required.has(key) && !acceptsNull(child, root, 0)) {
           const fallback = defaultOf(child, root);
-          if (fallback !== undefined) copy[key] = structuredClone(fallback);
+          if (fallback !== undefined) setOwn(copy, key, structuredClone(fallback));
           continue;
         }
-        copy[key] = child === undefined ? item : restore(item, child, root, depth + 1);
+        setOwn(copy, key, child === undefined ? item : restore(item, child, root, depth + 1));
       }
       out = copy;
     }
@@ -52,6 +52,11 @@ function restore(value: unknown, schema: unknown, root: JsonSchema, depth: numbe
     for (const part of resolved.allOf) out = restore(out, part, root, depth + 1);
   }
   return out;
+}
+
+// A "__proto__" key must stay a plain own property, never reach the prototype.
+function setOwn(target: SchemaObject, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function resolve(schema: unknown, root: JsonSchema): unknown {
