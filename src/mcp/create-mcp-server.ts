@@ -12,11 +12,10 @@ import {
 import type { ToolContract } from '../contract/index.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
+import { toMcpCallResult, toMcpTool } from '../schema/mcp.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor } from './pagination.js';
 import { createRequestContext, type LogThreshold, type McpRequestContext } from './request-context.js';
 import { sharedSchemaValidator } from './schema-validator.js';
-import { toMcpCallResult } from './to-mcp-call-result.js';
-import { toMcpTool } from './to-mcp-tool.js';
 
 /** Options of {@link createMcpServer} (and of `serveStdio` / `serveHttp`). */
 export interface McpServerOptions {
@@ -120,7 +119,7 @@ export function createMcpServer(
       // The spec makes an unknown tool a protocol error (-32602); the message still names the closest tools.
       throw new McpError(ErrorCode.InvalidParams, envelope.error.message, envelope.error);
     }
-    return toMcpCallResult(envelope, tool?.contract);
+    return toMcpCallResult(envelope, tool?.contract) as CallToolResult;
   });
 
   if (traits.listChanged) {
@@ -149,7 +148,7 @@ const published = new WeakMap<ToolContract, McpTool>();
 function publish(contract: ToolContract): McpTool {
   let tool = published.get(contract);
   if (!tool) {
-    tool = toMcpTool(contract);
+    tool = toMcpTool(contract) as unknown as McpTool;
     published.set(contract, tool);
   }
   return tool;

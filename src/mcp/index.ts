@@ -20,6 +20,4 @@ export { type McpRequestContext, mcpContextOf } from './request-context.js';
 export { type HttpServeOptions, type RunningHttpServer, serveHttp } from './serve-http.js';
 export { type RunningStdioServer, type StdioServeOptions, serveStdio } from './serve-stdio.js';
 export { splitCommandLine } from './split-command-line.js';
-export { toMcpCallResult } from './to-mcp-call-result.js';
-export { JSON_SCHEMA_2020_12, toMcpTool, wrapsResult } from './to-mcp-tool.js';
 export { upgradeSchema } from './upgrade-schema.js';

@@ -1,6 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import * as z from 'zod';
-import { createTool, defineTool } from '../../src/index.js';
 import {
   checkRequestOrigin,
   effectsFromAnnotations,
@@ -8,8 +6,6 @@ import {
   planNames,
   serverSlug,
   splitCommandLine,
-  toMcpCallResult,
-  toMcpTool,
   upgradeSchema,
 } from '../../src/mcp/index.js';
 import { remoteResultValue } from '../../src/mcp/remote-result.js';
@@ -200,77 +196,5 @@ describe('remoteResultValue', () => {
     expect(() => remoteResultValue({ isError: true, content: [] }, 'fs')).toThrow(
       /"fs" reported an error without a message/,
     );
-  });
-});
-
-describe('toMcpTool and toMcpCallResult', () => {
-  const listDir = createTool(
-    {
-      name: 'docs.list',
-      description: 'List the files of a folder.',
-      category: 'read',
-      parameters: { type: 'object', properties: { path: { type: 'string' } }, additionalProperties: false },
-      returns: {
-        schema: { type: 'array', items: { $ref: '#/$defs/entry' }, $defs: { entry: { type: 'string' } } },
-      },
-    },
-    { execute: () => [] },
-  );
-
-  test('inputSchema declares 2020-12; a non-object return schema is wrapped with its $defs at the root', () => {
-    const tool = toMcpTool(listDir.contract);
-    expect(tool.name).toBe('docs.list');
-    expect(tool.inputSchema).toEqual({
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      type: 'object',
-      properties: { path: { type: 'string' } },
-      additionalProperties: false,
-    });
-    expect(tool.outputSchema).toEqual({
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      type: 'object',
-      properties: { result: { type: 'array', items: { $ref: '#/$defs/entry' } } },
-      required: ['result'],
-      additionalProperties: false,
-      $defs: { entry: { type: 'string' } },
-    });
-  });
-
-  test('destructiveHint is false for read-only tools, as the spec gives it meaning only otherwise', () => {
-    const write = defineTool({
-      name: 'wipe',
-      description: 'Delete everything.',
-      category: 'write',
-      effects: { destructive: true },
-      input: z.object({}),
-      execute: () => null,
-    });
-    expect(toMcpTool(write.contract).annotations).toMatchObject({
-      readOnlyHint: false,
-      destructiveHint: true,
-    });
-    expect(toMcpTool(listDir.contract).annotations).toMatchObject({
-      readOnlyHint: true,
-      destructiveHint: false,
-    });
-  });
-
-  test('results: wrapped per the contract, isError for failures, no structuredContent when truncated', () => {
-    expect(toMcpCallResult({ ok: true, result: ['a.md'] }, listDir.contract).structuredContent).toEqual({
-      result: ['a.md'],
-    });
-    expect(toMcpCallResult({ ok: true, result: 'text' }).structuredContent).toBeUndefined();
-    const failure = toMcpCallResult({
-      ok: false,
-      error: { type: 'timeout', tool: 'x', message: 'm', timeoutMs: 1 },
-    });
-    expect(failure.isError).toBe(true);
-    expect(failure.structuredContent).toBeUndefined();
-    const cut = toMcpCallResult(
-      { ok: true, result: 'abc', truncated: { totalChars: 10, shownChars: 3, message: 'cut' } },
-      listDir.contract,
-    );
-    expect(cut.structuredContent).toBeUndefined();
-    expect(JSON.parse((cut.content[0] as { text: string }).text).truncated.shownChars).toBe(3);
   });
 });
