@@ -5,6 +5,7 @@ const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Com
   call: () => import('./commands/call.js'),
   inspect: () => import('./commands/inspect.js'),
   lint: () => import('./commands/lint.js'),
+  schemas: () => import('./commands/schemas.js'),
   serve: () => import('./commands/serve.js'),
 };
 
