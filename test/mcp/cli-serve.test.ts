@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { execute } from '../../src/cli/main.js';
@@ -65,6 +68,83 @@ describe('toolpact serve, started as a process', () => {
       expect(JSON.parse(text(result))).toEqual({ ok: true, result: 'via cli' });
     } finally {
       await client.close();
+    }
+  });
+
+  test("the CLI's policy gates every call: an asked write is refused without elicitation, a denied read too, and both are audited", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolpact-serve-policy-'));
+    try {
+      const policyFile = join(dir, 'policy.json');
+      writeFileSync(policyFile, JSON.stringify({ rules: [{ id: 'no-echo', action: 'deny', tool: 'echo' }] }));
+      const notes = join(dir, 'notes');
+      const audit = join(dir, 'audit.jsonl');
+      mkdirSync(notes, { recursive: true });
+      const client = new Client({ name: 'cli-test', version: '1.0.0' });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ['--import', 'tsx', BIN, 'serve', MODULE, '--policy', policyFile, '--audit', audit],
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? '', FIXTURE_NOTES_DIR: notes },
+          stderr: 'pipe',
+        }),
+      );
+      try {
+        const write = JSON.parse(
+          text(await client.callTool({ name: 'write_note', arguments: { file: 'a.txt', text: 'x' } })),
+        );
+        expect(write.error).toMatchObject({ type: 'permission_denied', rule: 'default:write' });
+        const echo = JSON.parse(text(await client.callTool({ name: 'echo', arguments: { text: 'x' } })));
+        expect(echo.error).toMatchObject({ type: 'permission_denied', rule: 'no-echo' });
+        const sum = JSON.parse(text(await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })));
+        expect(sum).toEqual({ ok: true, result: { sum: 3 } });
+      } finally {
+        await client.close();
+      }
+      expect(readdirSync(notes)).toEqual([]);
+      const entries = readFileSync(audit, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { tool: string });
+      expect(entries.map((entry) => entry.tool)).toEqual(['write_note', 'echo', 'add']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a write the policy asks about goes ahead when the user approves it through elicitation', async () => {
+    const notes = mkdtempSync(join(tmpdir(), 'toolpact-serve-elicit-'));
+    try {
+      const client = new Client(
+        { name: 'cli-test', version: '1.0.0' },
+        { capabilities: { elicitation: {} } },
+      );
+      client.setRequestHandler(ElicitRequestSchema, () => ({
+        action: 'accept',
+        content: { decision: 'once' },
+      }));
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ['--import', 'tsx', BIN, 'serve', MODULE],
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? '', FIXTURE_NOTES_DIR: notes },
+          stderr: 'pipe',
+        }),
+      );
+      try {
+        const write = JSON.parse(
+          text(
+            await client.callTool({ name: 'write_note', arguments: { file: 'ok.txt', text: 'approved' } }),
+          ),
+        );
+        expect(write).toMatchObject({ ok: true, result: { written: 'ok.txt' } });
+      } finally {
+        await client.close();
+      }
+      expect(readFileSync(join(notes, 'ok.txt'), 'utf8')).toBe('approved');
+    } finally {
+      rmSync(notes, { recursive: true, force: true });
     }
   });
 

@@ -1,3 +1,11 @@
+import { resolve } from 'node:path';
+import { type AuditLog, openAuditLog } from '../../policy/audit-log.js';
+import { definePolicy } from '../../policy/define-policy.js';
+import { loadPolicyFile, loadPolicyFromConfig } from '../../policy/load-policy.js';
+import type { Policy } from '../../policy/policy.js';
+import { PolicyError } from '../../policy/policy-error.js';
+import { createPolicyGate } from '../../policy/policy-gate.js';
+import { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
@@ -16,6 +24,7 @@ export const command: Command = {
   usage: [
     'toolpact serve <module> [--http] [--port <n>] [--host <address>] [--path <path>] [--stateless]',
     '                        [--allow-origin <origin,...>] [--name <server name>] [--page-size <n>]',
+    '                        [--policy <file>] [--audit <file>]',
     '',
     '  <module>        a .ts, .mts, .js or .mjs file exporting tools (a Registry, an array, or named tools)',
     '  --http          serve Streamable HTTP instead of stdio',
@@ -40,6 +49,8 @@ export const command: Command = {
       'allow-origin': 'string',
       name: 'string',
       'page-size': 'string',
+      policy: 'string',
+      audit: 'string',
     });
     const [modulePath, ...extra] = positionals;
     if (!modulePath) throw new UsageError('Give a module of tools to serve.');
@@ -61,8 +72,24 @@ export const command: Command = {
             .filter(Boolean)
         : undefined;
 
-    const registry = await loadRegistry(modulePath, io.cwd);
+    const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
+    const loaded = await loadRegistry(modulePath, io.cwd);
     const mcp = await import('../../mcp/index.js');
+    let audit: AuditLog | undefined;
+    if (typeof flags.audit === 'string') {
+      try {
+        audit = openAuditLog(resolve(io.cwd, flags.audit));
+      } catch (error) {
+        throw new UsageError(
+          `Cannot open the audit log "${flags.audit}": ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+        );
+      }
+    }
+    const gate = createPolicyGate(policy, audit ? { observe: audit.observe } : {});
+    // Asks go to the registry's approver: the user at the MCP client, where it can elicit.
+    const registry = new Registry({ ...gate.registryOptions, approver: mcp.elicitationApprover() }).register(
+      loaded.list(),
+    );
     const common = {
       ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
       ...(pageSize ? { pageSize } : {}),
@@ -72,6 +99,7 @@ export const command: Command = {
       return await serve();
     } finally {
       stop.dispose();
+      audit?.close();
     }
 
     async function serve(): Promise<0> {
@@ -112,6 +140,17 @@ export const command: Command = {
     }
   },
 };
+
+/** The policy of `--policy`, else the configuration's, else the category defaults. */
+async function choosePolicy(file: string | undefined, cwd: string): Promise<Policy> {
+  try {
+    if (file !== undefined) return loadPolicyFile(resolve(cwd, file));
+    return (await loadPolicyFromConfig(cwd)) ?? definePolicy({ rules: [] });
+  } catch (error) {
+    if (error instanceof PolicyError) throw new UsageError(error.message);
+    throw error;
+  }
+}
 
 /** Resolves with the name of the first SIGINT or SIGTERM; `dispose` removes the listeners. */
 function stopSignal(): { signalled: Promise<string>; dispose: () => void } {
