@@ -5,7 +5,7 @@
  * the same envelope as calling the registry directly.
  */
 import { describe, expect, it } from 'vitest';
-import { Registry } from '../../src/index.js';
+import { isErrorType, Registry } from '../../src/index.js';
 import { toProviderTools } from '../../src/schema/index.js';
 import { FIXTURES } from './fixtures.js';
 import { golden } from './support/golden.js';
@@ -66,10 +66,8 @@ describe.each(VARIANTS)('$id', (variant) => {
       for (const { arguments: args, path } of fixture.invalid) {
         const envelope = await viaProvider(registry, variant, tool, args);
         expect(envelope.ok).toBe(false);
-        if (!envelope.ok && envelope.error.type === 'invalid_arguments') {
-          expect(
-            (envelope.error as { issues: { path: string }[] }).issues.map((issue) => issue.path),
-          ).toContain(path);
+        if (isErrorType(envelope, 'invalid_arguments')) {
+          expect(envelope.error.issues.map((issue) => issue.path)).toContain(path);
         } else {
           expect.fail(`expected invalid_arguments, received ${JSON.stringify(envelope)}`);
         }
