@@ -70,3 +70,15 @@ export {
   type SchemaDiagnostic,
   type SchemaOptions,
 } from './schema/types.js';
+export {
+  type ArgumentPath,
+  type CallShape,
+  type GeneratedContract,
+  type GeneratedContracts,
+  type GeneratedTool,
+  type ToolMethodDecorator,
+  type TypedArguments,
+  type TypedToolOptions,
+  tool,
+  toolsOf,
+} from './typed/index.js';

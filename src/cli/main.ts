@@ -3,6 +3,7 @@ import { type CliIo, type Command, type ExitCode, UsageError } from './io.js';
 /** Subcommands, each loaded only when used. */
 const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Command }> } = {
   call: () => import('./commands/call.js'),
+  gen: () => import('./commands/gen.js'),
   inspect: () => import('./commands/inspect.js'),
   lint: () => import('./commands/lint.js'),
   schemas: () => import('./commands/schemas.js'),

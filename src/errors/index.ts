@@ -7,7 +7,9 @@ export type DefinitionErrorCode =
   | 'unsupported_schema'
   | 'invalid_option'
   | 'duplicate_name'
-  | 'not_a_tool';
+  | 'not_a_tool'
+  | 'missing_contract'
+  | 'stale_contract';
 
 /**
  * A programmer's mistake found at definition or registration time: an invalid name, a missing
