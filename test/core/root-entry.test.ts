@@ -1,9 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 
 const srcDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
+
+/** The file an import specifier names: the `.ts` source of a `.js` specifier, else the file itself. */
+function sourceOf(path: string): string {
+  const typescript = path.replace(/\.js$/, '.ts');
+  return existsSync(typescript) ? typescript : path;
+}
 
 /** Every package a module graph imports statically (dynamic `import()` is lazy and not counted). */
 function staticPackages(entry: string): { files: Set<string>; packages: Set<string> } {
@@ -12,11 +18,14 @@ function staticPackages(entry: string): { files: Set<string>; packages: Set<stri
   const visit = (file: string) => {
     if (files.has(file)) return;
     files.add(file);
-    const source = readFileSync(file, 'utf8');
-    for (const match of source.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm)) {
+    // Comments (JSDoc examples show imports too) are removed before the import statements are read.
+    const source = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
+    for (const match of source.matchAll(/^\s*(?:import|export)\s[^'";]*?from\s+['"]([^'"]+)['"]/gm)) {
       const specifier = match[1]!;
       if (/^\s*(?:import|export)\s+type\s/.test(match[0])) continue;
-      if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+      if (specifier.startsWith('.')) visit(sourceOf(resolve(dirname(file), specifier)));
       else
         packages.add(
           specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!,
