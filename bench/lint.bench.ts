@@ -65,6 +65,18 @@ export default async function run(): Promise<void> {
     perRule.push(await measure(`  only ${name}`, () => lint(tools, { config: only }), options));
   }
   printTable([whole, all, views, ...perRule], whole);
+  // CPU time (user + system) of one run, median of 7: steadier than wall time on a shared, loaded machine.
+  const cpu: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    const started = process.cpuUsage();
+    lint(tools, { config: recommended });
+    const used = process.cpuUsage(started);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  cpu.sort((a, b) => a - b);
+  process.stdout.write(
+    `CPU time of one recommended run: median ${cpu[3]!.toFixed(0)} ms (min ${cpu[0]!.toFixed(0)}, max ${cpu[6]!.toFixed(0)})\n`,
+  );
   const findings = lint(tools, { config: recommended }).findings.length;
   process.stdout.write(
     `${tools.length} tools (${distinct} distinct), ${findings} findings (recommended); ${(whole.nsPerOp / 1e6).toFixed(0)} ms per run, ${(whole.nsPerOp / 1e3 / tools.length).toFixed(0)} µs per tool\n`,
