@@ -1,6 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { sanitizeMessage } from '../dispatch/sanitize.js';
 import { ToolDefinitionError } from '../errors/index.js';
@@ -54,6 +52,10 @@ export async function connectMcpServer(
     what = 'the given transport';
   } else if ('url' in target) {
     const url = typeof target.url === 'string' ? safeUrl(target.url) : target.url;
+    // Loaded only when used: the HTTP client stack is most of the SDK's load time.
+    const { StreamableHTTPClientTransport } = await import(
+      '@modelcontextprotocol/sdk/client/streamableHttp.js'
+    );
     transport = new StreamableHTTPClientTransport(url, {
       ...(target.headers ? { requestInit: { headers: { ...target.headers } } } : {}),
     });
@@ -62,6 +64,7 @@ export async function connectMcpServer(
     if (typeof target.command !== 'string' || target.command.trim() === '') {
       throw new ToolDefinitionError('invalid_option', 'Give the command that starts the MCP server.');
     }
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const stdio = new StdioClientTransport({
       command: target.command,
       args: [...(target.args ?? [])],
@@ -76,6 +79,7 @@ export async function connectMcpServer(
     transport = stdio;
     what = `the MCP server started by "${[target.command, ...(target.args ?? [])].join(' ')}"`;
   }
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const client = new Client(
     { name: clientInfo.name, version: clientInfo.version },
     { capabilities: {}, jsonSchemaValidator: sharedSchemaValidator() },
