@@ -1,4 +1,4 @@
-import type { ToolContract } from '../contract/index.js';
+import { CATEGORIES, isToolCategory, resolveEffects, type ToolContract } from '../contract/index.js';
 import { type AnyTool, isTool } from '../define/tool.js';
 import { closestNames } from '../util/closest.js';
 import { type LintConfig, LintConfigError, type ResolvedLintConfig, resolveLintConfig } from './config.js';
@@ -116,10 +116,34 @@ function toolsOf(source: LintSource, config: ResolvedLintConfig): LintTool[] {
   return items.map((item, index) => {
     if (isTool(item)) return toolView(item.contract, disabledRules(item, config));
     if (item !== null && typeof item === 'object' && typeof (item as ToolContract).name === 'string') {
-      return toolView(item as ToolContract);
+      return toolView(completeContract(item as ToolContract));
     }
-    throw new TypeError(`Item ${index} of the lint source is neither a tool nor a tool contract.`);
+    throw new TypeError(
+      `Item ${index} of the lint source is neither a tool nor a tool contract (an object with a name, a description, parameters and a category).`,
+    );
   });
+}
+
+/**
+ * A contract given as plain data (read from JSON, say) may lack what the rules read; fill what has a
+ * default and refuse what has none, so no rule meets an undefined.
+ */
+function completeContract(contract: ToolContract): ToolContract {
+  if (!isToolCategory(contract.category)) {
+    throw new TypeError(
+      `Tool contract "${contract.name}" has category ${JSON.stringify(contract.category)}; give it one of ${CATEGORIES.join(', ')}.`,
+    );
+  }
+  const parameters = contract.parameters;
+  return {
+    ...contract,
+    description: typeof contract.description === 'string' ? contract.description : '',
+    parameters:
+      parameters !== null && typeof parameters === 'object' && !Array.isArray(parameters)
+        ? parameters
+        : { type: 'object' },
+    effects: resolveEffects(contract.category, contract.effects ?? {}),
+  };
 }
 
 function disabledRules(tool: AnyTool, config: ResolvedLintConfig): string[] {

@@ -35,7 +35,7 @@ function visit(node: unknown, at: string, depth: number, out: ParameterView[]): 
     for (const name of Object.keys(properties)) {
       const child = properties[name];
       if (!isRecord(child)) continue;
-      const path = `${at}.properties${pathKey(name)}`;
+      const path = propertyPath(at, name);
       out.push({ name, schema: child, path, required: required.has(name), depth });
       visit(child, path, depth + 1, out);
     }
@@ -48,8 +48,16 @@ function visit(node: unknown, at: string, depth: number, out: ParameterView[]): 
   }
 }
 
-function pathKey(name: string): string {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
+/**
+ * The JSONPath of property `name` under the schema at `base`: `.name` for identifiers, `["a b"]` otherwise.
+ *
+ * @example
+ * propertyPath('$.parameters', 'tag name'); // '$.parameters.properties["tag name"]'
+ */
+export function propertyPath(base: string, name: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)
+    ? `${base}.properties.${name}`
+    : `${base}.properties[${JSON.stringify(name)}]`;
 }
 
 /** The JSON types a schema allows (`type` as a string or a list), without `null`. */

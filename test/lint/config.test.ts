@@ -135,6 +135,17 @@ describe('lint', () => {
     ).toThrow(/one sentence starting with a capital/);
   });
 
+  it('lints plain contracts that lack a description or effects, and refuses one without a category', () => {
+    const partial = { name: 'read_file', category: 'read', parameters: { type: 'object' } } as never;
+    expect(lint([partial]).findings.map((finding) => finding.messageId)).toContain('empty');
+    expect(() => lint([{ name: 'x', description: 'X.', parameters: {} } as never])).toThrow(
+      /Tool contract "x" has category undefined; give it one of read, search, write, execute, delegate/,
+    );
+    expect(() => lint([42 as never])).toThrow(
+      /Item 0 of the lint source is neither a tool nor a tool contract/,
+    );
+  });
+
   it('never lets hostile names reach the prototype (own-property look-ups only)', () => {
     const result = lint([
       tool('constructor', 'Reads the constructor.'),

@@ -1,5 +1,5 @@
 import { createRule } from '../create-rule.js';
-import { typesOf } from '../parameters.js';
+import { propertyPath, typesOf } from '../parameters.js';
 import { nameWords } from '../text/words.js';
 
 // Spellings of one concept; the key is what both normalise to.
@@ -94,7 +94,7 @@ export const consistentParameterNames = createRule({
         const otherTools = [...new Set(kept.tools)];
         context.report({
           tool,
-          path: `$.parameters.properties.${member.name}`,
+          path: propertyPath('$.parameters', member.name),
           messageId: 'sameConcept',
           data: {
             tool: member.tool,

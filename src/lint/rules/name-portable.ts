@@ -25,7 +25,7 @@ export const namePortable = createRule({
         tool,
         path: '$.name',
         messageId: 'notPortable',
-        data: { tool: name, reason, providers: providers.join(', '), suggestion: portableName(name) },
+        data: { tool: name, reason, providers: joinAnd(providers), suggestion: portableName(name) },
       });
     }
   },
@@ -56,6 +56,12 @@ function explain(name: string): { reason: string; providers: string[] } {
     providers.add('OpenAI').add('Anthropic').add('Gemini (Vertex)');
   }
   return { reason: reasons.join(' and '), providers: [...providers] };
+}
+
+function joinAnd(items: readonly string[]): string {
+  return items.length <= 1
+    ? (items[0] ?? '')
+    : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
 /** The closest portable name: every other character becomes "_", a leading digit gets "_" before it. */

@@ -1,4 +1,5 @@
 import { createRule } from '../create-rule.js';
+import { propertyPath } from '../parameters.js';
 
 const AMBIGUOUS: { readonly [name: string]: string } = {
   user: 'user_id or user_email',
@@ -41,7 +42,7 @@ export const noAmbiguousParameterNames = createRule({
         if (!Object.hasOwn(AMBIGUOUS, lower)) continue;
         context.report({
           tool,
-          path: `$.parameters.properties.${name}`,
+          path: propertyPath('$.parameters', name),
           messageId: 'ambiguous',
           data: { tool: tool.name, parameter: name, suggestion: AMBIGUOUS[lower]! },
         });
