@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { Registry } from '../../src/index.js';
 import { createPolicyGate, definePolicy, pathReadings } from '../../src/policy/index.js';
+import { dispatchProviderCalls, providerToolName } from '../../src/schema/index.js';
 import { echoTool } from './support.js';
 
 const denyDelete = definePolicy({
@@ -115,13 +116,13 @@ describe('path predicates hold however the path is spelled', () => {
 });
 
 describe('provider aliases', () => {
-  // OpenAI and Anthropic refuse "." in names, so an imported "fs.delete_file" goes out as the alias
-  // "fs_delete_file"; the adapters map the alias back to the registered name before dispatch.
-  const registryWith = (rule: string, calls: string[]) =>
+  // OpenAI and Anthropic refuse "." in names (and names over 64 characters), so an imported
+  // "fs.delete_file" goes out as the alias "fs_delete_file"; the adapters map it back before dispatch.
+  const registryWith = (rule: string, calls: string[], tool = 'fs.delete_file') =>
     new Registry({
       ...createPolicyGate(definePolicy({ rules: [{ id: 'no-delete', action: 'deny', tool: rule }] }))
         .registryOptions,
-    }).register(echoTool('fs.delete_file', 'write', calls));
+    }).register(echoTool(tool, 'write', calls));
 
   test('the alias itself reaches no tool; resolved, the gate sees the real name and denies', async () => {
     const calls: string[] = [];
@@ -136,6 +137,31 @@ describe('provider aliases', () => {
     });
     expect(calls).toEqual([]);
   });
+
+  test.each([
+    ['openai', 'fs.delete_file'],
+    ['anthropic', 'fs.delete_file'],
+    ['openai', `fs.${'very_long_segment_'.repeat(4)}delete_file`],
+  ] as const)(
+    'a %s call by the alias of %s runs through the adapter, and the gate denies the real name',
+    async (format, name) => {
+      const calls: string[] = [];
+      const registry = registryWith(name, calls, name);
+      const alias = providerToolName(name, format);
+      expect(alias).not.toBe(name);
+      const [outcome] = await dispatchProviderCalls(
+        registry,
+        [{ id: 'c1', name: alias, arguments: '{}' }],
+        format,
+      );
+      expect(outcome?.tool).toBe(name);
+      expect(outcome?.envelope).toMatchObject({
+        ok: false,
+        error: { type: 'permission_denied', rule: 'no-delete' },
+      });
+      expect(calls).toEqual([]);
+    },
+  );
 
   test('a deny rule written with the alias also denies the real name', async () => {
     const calls: string[] = [];
