@@ -87,7 +87,7 @@ export interface AnthropicTool {
   readonly description?: string;
   readonly input_schema: JsonSchema & { readonly type: 'object' };
   readonly strict?: boolean;
-  readonly input_examples?: readonly { readonly [name: string]: unknown }[];
+  readonly input_examples?: { readonly [name: string]: unknown }[];
 }
 
 /** Gemini's OpenAPI-subset `Schema` (int64 fields as strings, as the proto's JSON mapping has them). */
@@ -97,11 +97,11 @@ export interface GeminiSchema {
   readonly title?: string;
   readonly description?: string;
   readonly nullable?: boolean;
-  readonly enum?: readonly string[];
+  readonly enum?: string[];
   readonly default?: unknown;
   readonly example?: unknown;
   readonly properties?: { readonly [name: string]: GeminiSchema };
-  readonly required?: readonly string[];
+  readonly required?: string[];
   readonly minProperties?: string;
   readonly maxProperties?: string;
   readonly items?: GeminiSchema;
@@ -112,7 +112,7 @@ export interface GeminiSchema {
   readonly pattern?: string;
   readonly minimum?: number;
   readonly maximum?: number;
-  readonly anyOf?: readonly GeminiSchema[];
+  readonly anyOf?: GeminiSchema[];
 }
 
 /** Gemini: one entry of `tools[0].functionDeclarations`. */
