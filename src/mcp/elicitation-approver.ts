@@ -1,4 +1,5 @@
 import type { Approver } from '../dispatch/gate.js';
+import { redactValue } from '../policy/redact.js';
 import { mcpContextOf } from './request-context.js';
 
 /** Options of {@link elicitationApprover}. */
@@ -41,7 +42,8 @@ export function elicitationApprover(options: ElicitationApproverOptions = {}): A
     }
     const offerSession = options.offerSession ?? mcp.sessionId === undefined;
     const choices = offerSession ? ['once', 'session', 'deny'] : ['once', 'deny'];
-    const args = JSON.stringify(request.arguments);
+    // Secrets in the arguments (tokens, passwords) are masked, as in the CLI's own approval prompt.
+    const args = JSON.stringify(redactValue(request.arguments)) ?? '{}';
     const message =
       `Allow the tool "${request.tool.name}" (${request.tool.category}) to run` +
       `${request.decision.reason ? ` (${request.decision.reason})` : ''}? ` +

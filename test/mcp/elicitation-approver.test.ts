@@ -103,3 +103,32 @@ test('outside MCP (a direct registry call) there is nobody to ask', async () => 
   );
   expect(await registry.call('t', {})).toMatchObject({ ok: false, error: { type: 'permission_denied' } });
 });
+
+test('secrets in the arguments are masked in the question put to the user', async () => {
+  const asked: string[] = [];
+  const registry = new Registry({
+    beforeCall: () => ({ action: 'ask' }),
+    approver: elicitationApprover(),
+  }).register(
+    defineTool({
+      name: 'login',
+      description: 'Log in.',
+      category: 'write',
+      input: z.object({ user: z.string(), password: z.string() }),
+      execute: () => 'in',
+    }),
+  );
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createMcpServer(registry).connect(serverSide);
+  const client = new Client({ name: 't', version: '1' }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, (request) => {
+    asked.push((request.params as { message: string }).message);
+    return { action: 'decline' };
+  });
+  await client.connect(clientSide);
+  await client.callTool({ name: 'login', arguments: { user: 'ada', password: 'hunter2' } });
+  expect(asked).toHaveLength(1);
+  expect(asked[0]).toContain('"user":"ada"');
+  expect(asked[0]).not.toContain('hunter2');
+  await client.close();
+});
