@@ -428,8 +428,10 @@ export class Registry {
     decision: GateDecision & { action: 'ask' },
   ): Promise<FailureEnvelope | undefined> {
     const name = request.tool.name;
-    // A session is the lifetime of this registry: an approval "for the session" holds until it is dropped.
-    if (this.#sessionApprovals.has(name)) return undefined;
+    // A session is the lifetime of this registry: an approval "for the session" holds until it is
+    // dropped, for this tool under the rule that asked (another rule's ask is asked again).
+    const sessionKey = `${name}\u0000${decision.rule ?? ''}`;
+    if (this.#sessionApprovals.has(sessionKey)) return undefined;
     const approver = this.#options.approver;
     if (!approver) {
       return permissionDeniedFailure(
@@ -445,7 +447,7 @@ export class Registry {
       answer = { action: 'deny', reason: 'the approval could not be obtained' };
     }
     if (answer.action === 'allow') {
-      if (answer.scope === 'session') this.#sessionApprovals.add(name);
+      if (answer.scope === 'session') this.#sessionApprovals.add(sessionKey);
       return undefined;
     }
     return permissionDeniedFailure(name, answer.reason ?? 'the approver declined this call', decision.rule);

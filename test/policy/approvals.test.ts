@@ -105,4 +105,26 @@ describe('approvals', () => {
     }).register(echoTool('write_file', 'write'));
     expect(await registry.call('write_file', {})).toMatchObject({ ok: true });
   });
+
+  test('a registry approver’s session approval covers the tool under the rule that asked, not another rule', async () => {
+    let asked = 0;
+    const policy = definePolicy({
+      rules: [
+        { id: 'docs-ask', action: 'ask', tool: 'write_file', arguments: { path: { under: 'docs' } } },
+        { id: 'config-ask', action: 'ask', tool: 'write_file', arguments: { path: { under: 'config' } } },
+      ],
+    });
+    const registry = new Registry({
+      ...createPolicyGate(policy).registryOptions,
+      approver: () => {
+        asked++;
+        return { action: 'allow', scope: 'session' };
+      },
+    }).register(echoTool('write_file', 'write'));
+    await registry.call('write_file', { path: 'docs/a.md' });
+    await registry.call('write_file', { path: 'docs/b.md' });
+    expect(asked).toBe(1);
+    await registry.call('write_file', { path: 'config/app.json' });
+    expect(asked).toBe(2);
+  });
 });
