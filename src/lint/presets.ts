@@ -41,6 +41,7 @@ const strict: LintPreset = {
   'description-purpose': 'error',
   'name-collision': 'error',
   'name-portable': 'error',
+  'name-verb-noun': 'info',
   'no-ambiguous-parameter-names': 'warning',
   'parameter-semantics': 'error',
   'side-effects-stated': 'error',

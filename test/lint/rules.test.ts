@@ -399,6 +399,37 @@ const CASES: { readonly [rule: string]: RuleCases } = {
       },
     ],
   },
+  'name-verb-noun': {
+    valid: [
+      {
+        name: 'verb_noun, prefix or suffix namespacing',
+        tools: [
+          tool('search_logs', 'a.'),
+          tool('github_create_issue', 'b.'),
+          tool('triangle_properties.get', 'c.'),
+          tool('readFile', 'd.'),
+        ],
+      },
+    ],
+    invalid: [
+      {
+        name: 'no verb',
+        tools: [tool('weather', 'a.'), tool('math.factorial', 'b.')],
+        findings: [
+          { tool: 'weather', messageId: 'noVerb', path: '$.name' },
+          { tool: 'math.factorial', messageId: 'noVerb' },
+        ],
+      },
+      {
+        name: 'no object',
+        tools: [tool('grep', 'a.'), tool('search', 'b.')],
+        findings: [
+          { tool: 'grep', messageId: 'noObject' },
+          { tool: 'search', messageId: 'noObject' },
+        ],
+      },
+    ],
+  },
   'no-generic-name': {
     valid: [{ name: 'verb_noun', tools: [tool('run_tests', 'Run.'), tool('grep', 'Search.')] }],
     invalid: [

@@ -11,6 +11,7 @@ import { distinctDescriptions } from './distinct-descriptions.js';
 import { maxTools } from './max-tools.js';
 import { nameCollision } from './name-collision.js';
 import { namePortable } from './name-portable.js';
+import { nameVerbNoun } from './name-verb-noun.js';
 import { noAmbiguousParameterNames } from './no-ambiguous-parameter-names.js';
 import { noCredentialParameters } from './no-credential-parameters.js';
 import { noGenericName } from './no-generic-name.js';
@@ -37,6 +38,7 @@ export const RULES: { readonly [name: string]: AnyLintRule } = Object.freeze(
       maxTools,
       nameCollision,
       namePortable,
+      nameVerbNoun,
       noAmbiguousParameterNames,
       noCredentialParameters,
       noGenericName,
