@@ -53,6 +53,8 @@ export interface PolicyGateOptions {
   readonly session?: ApprovalSession;
   /** Told of every finished call, e.g. an audit log's `observe`. */
   readonly observe?: (record: CallRecord) => void;
+  /** How long to wait for the approver before denying, in milliseconds (default: no limit). */
+  readonly approvalTimeoutMs?: number;
 }
 
 /** A policy made into a Registry's gate. */
@@ -78,7 +80,14 @@ export function createPolicyGate(input: Policy, options: PolicyGateOptions = {})
   // A policy written as a literal is checked here, so a typo throws now rather than matching everything.
   const policy = definePolicy(input);
   const session = options.session ?? new ApprovalSession();
-  const approver = options.approver;
+  const timeoutMs = options.approvalTimeoutMs;
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new RangeError(
+      `approvalTimeoutMs must be a positive number of milliseconds, received ${String(timeoutMs)}.`,
+    );
+  }
+  const approver =
+    options.approver && timeoutMs !== undefined ? withTimeout(options.approver, timeoutMs) : options.approver;
   // Synchronous unless a sandbox check or an approver has to wait, so the registry's fast path holds.
   const decide = (request: GateRequest): PolicyDecision | Promise<PolicyDecision> => {
     const source = sourceOf(request.meta);
@@ -98,6 +107,30 @@ export function createPolicyGate(input: Policy, options: PolicyGateOptions = {})
       ...(options.observe ? { observe: options.observe } : {}),
     }),
   });
+}
+
+// An approver that does not answer in time denies; the call must not hang on a person who left.
+function withTimeout(approver: PolicyApprover, timeoutMs: number): PolicyApprover {
+  return (request) =>
+    new Promise((resolve, reject) => {
+      const seconds = timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`;
+      const timer = setTimeout(
+        () => resolve({ action: 'deny', reason: `no approval came within ${seconds}` }),
+        timeoutMs,
+      );
+      Promise.resolve()
+        .then(() => approver(request))
+        .then(
+          (answer) => {
+            clearTimeout(timer);
+            resolve(answer);
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        );
+    });
 }
 
 function gateError(source: string): PolicyDecision {

@@ -127,4 +127,19 @@ describe('approvals', () => {
     await registry.call('write_file', { path: 'config/app.json' });
     expect(asked).toBe(2);
   });
+
+  test('an approver that never answers denies once approvalTimeoutMs has passed', async () => {
+    const calls: string[] = [];
+    const gate = createPolicyGate(policy, { approver: () => new Promise(() => {}), approvalTimeoutMs: 20 });
+    const registry = new Registry({ ...gate.registryOptions }).register(
+      echoTool('write_file', 'write', calls),
+    );
+    const envelope = await registry.call('write_file', {});
+    expect(envelope).toMatchObject({ ok: false, error: { type: 'permission_denied', rule: 'writes-ask' } });
+    expect(!envelope.ok && envelope.error.message).toContain('no approval came within 20 ms');
+    expect(calls).toEqual([]);
+    expect(() => createPolicyGate(policy, { approvalTimeoutMs: 0 })).toThrow(
+      /approvalTimeoutMs must be a positive/,
+    );
+  });
 });
