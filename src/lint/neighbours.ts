@@ -76,24 +76,43 @@ export const VERB_WORDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The tools a model could confuse with `tool`: those of the same category, and those whose names
- * share a word that is not a verb (`read_file` and `write_file` share "file"). Those sharing a word
- * come first; at most `limit`.
+ * Finds, for each tool, the tools a model could confuse with it: those whose names share a word that
+ * is not a verb (`read_file` and `write_file` share "file") first, then those of the same category; at
+ * most `limit`. The index is built once per set, so a large set costs linear time, not quadratic.
  *
  * @example
- * neighboursOf(readFile, tools).map((t) => t.name); // ['write_file', 'list_dir']
+ * const neighboursOf = neighbourIndex(tools);
+ * neighboursOf(readFile).map((t) => t.name); // ['write_file', 'list_dir']
  */
-export function neighboursOf(tool: LintTool, tools: readonly LintTool[], limit = 3): LintTool[] {
-  const nouns = new Set(tool.nameWords.filter((word) => !VERB_WORDS.has(word) && word.length > 1));
-  const sharing: LintTool[] = [];
-  const sameCategory: LintTool[] = [];
-  for (const other of tools) {
-    if (other === tool) continue;
-    if (other.nameWords.some((word) => nouns.has(word))) sharing.push(other);
-    else if (other.contract.category === tool.contract.category) sameCategory.push(other);
-    if (sharing.length >= limit) break;
+export function neighbourIndex(tools: readonly LintTool[], limit = 3): (tool: LintTool) => LintTool[] {
+  const byWord = new Map<string, LintTool[]>();
+  const byCategory = new Map<string, LintTool[]>();
+  const position = new Map(tools.map((tool, index) => [tool, index]));
+  for (const tool of tools) {
+    for (const word of nounsOf(tool)) {
+      const list = byWord.get(word) ?? [];
+      // Only the first few with each word can ever be listed.
+      if (list.length <= limit) list.push(tool);
+      byWord.set(word, list);
+    }
+    const list = byCategory.get(tool.contract.category) ?? [];
+    if (list.length <= limit) list.push(tool);
+    byCategory.set(tool.contract.category, list);
   }
-  return [...sharing, ...sameCategory].slice(0, limit);
+  return (tool) => {
+    const sharing = new Set<LintTool>();
+    for (const word of nounsOf(tool))
+      for (const other of byWord.get(word) ?? []) if (other !== tool) sharing.add(other);
+    const ordered = [...sharing].sort((a, b) => position.get(a)! - position.get(b)!);
+    const rest = (byCategory.get(tool.contract.category) ?? []).filter(
+      (other) => other !== tool && !sharing.has(other),
+    );
+    return [...ordered, ...rest].slice(0, limit);
+  };
+}
+
+function nounsOf(tool: LintTool): Set<string> {
+  return new Set(tool.nameWords.filter((word) => !VERB_WORDS.has(word) && word.length > 1));
 }
 
 /** True when the description of `tool` names another tool of the set (by its exact name, any case). */

@@ -1,5 +1,5 @@
 import { createRule } from '../create-rule.js';
-import { namesAnotherTool, neighboursOf } from '../neighbours.js';
+import { namesAnotherTool, neighbourIndex } from '../neighbours.js';
 import { hasCue, USAGE_CUE } from '../text/cues.js';
 
 /** Checklist item 2: when to use it, and the border to the neighbouring tools. */
@@ -26,9 +26,10 @@ export const descriptionUsage = createRule({
   },
   check(context) {
     const lowerNames = new Set([...context.toolNames].map((name) => name.toLowerCase()));
+    const neighboursOf = neighbourIndex(context.tools);
     for (const tool of context.tools) {
       const usage = hasCue(tool.contract.description, USAGE_CUE);
-      const neighbours = context.options.requireNeighbour ? neighboursOf(tool, context.tools) : [];
+      const neighbours = context.options.requireNeighbour ? neighboursOf(tool) : [];
       const bordered = neighbours.length === 0 || namesAnotherTool(tool, lowerNames);
       if (usage && bordered) continue;
       const names = neighbours.map((other) => other.name);
