@@ -116,7 +116,7 @@ export function extractContracts(options: ExtractOptions): ExtractResult {
   const hash = createHash('sha256');
   hash.update(`${GENERATOR_REVISION}\n`);
   for (const name of names) {
-    for (const input of tools.get(name)!.inputs) hash.update(`${input}\n\u0001`);
+    for (const input of tools.get(name)!.inputs) hash.update(`${layoutFree(input)}\n\u0001`);
   }
   const contracts: GeneratedContracts = {
     format: GENERATED_FORMAT,
@@ -125,6 +125,19 @@ export function extractContracts(options: ExtractOptions): ExtractResult {
     tools: Object.fromEntries(names.map((name) => [name, tools.get(name)!.tool])),
   };
   return { ok: true, contracts, typesFrom: typesFrom ?? 'toolpact' };
+}
+
+/**
+ * The text of a declaration without its layout, so running a formatter does not make the contracts
+ * look stale: comment line starts, whitespace around punctuation and trailing commas go, and other
+ * whitespace runs become one space.
+ */
+function layoutFree(text: string): string {
+  return text
+    .replace(/\n\s*\*(?!\/)/g, ' ')
+    .replace(/\s+/g, ' ')
+    .replace(/\s*([(){}[\]<>,;:=|&?])\s*/g, '$1')
+    .replace(/,([)\]}>])/g, '$1');
 }
 
 function createProgram(

@@ -201,6 +201,7 @@ function readParameters(
       at: parameter,
       what: `parameter "${parameterName}" of tool "${name}"`,
       path: [parameterName],
+      typeNode: parameter.type,
     };
     const type = checker.getTypeAtLocation(parameter);
     const node = builder.convert(type, site);

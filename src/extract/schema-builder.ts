@@ -27,6 +27,8 @@ export interface Site {
   readonly what: string;
   /** The argument path, or undefined for the return schema (no dates are converted there). */
   readonly path: ArgumentPath | undefined;
+  /** The type as written, when known: the checker orders union members its own way, the source does not. */
+  readonly typeNode?: ts.TypeNode | undefined;
 }
 
 const MAX_DEPTH = 64;
@@ -208,10 +210,13 @@ export class SchemaBuilder {
     );
     const wholeBoolean = hasTrue && hasFalse;
     if (wholeBoolean) rest = rest.filter((member) => !(member.flags & ts.TypeFlags.BooleanLiteral));
-    const literals = rest.filter(
-      (member) =>
-        member.flags &
-        (ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral | ts.TypeFlags.BooleanLiteral),
+    const literals = this.#sourceOrder(
+      rest.filter(
+        (member) =>
+          member.flags &
+          (ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral | ts.TypeFlags.BooleanLiteral),
+      ),
+      site.typeNode,
     );
     const others = rest.filter((member) => !literals.includes(member));
     if (rest.length === 0 && !wholeBoolean) {
@@ -235,6 +240,44 @@ export class SchemaBuilder {
     if (hasNull) branches.push({ type: 'null' });
     if (branches.length === 1) return branches[0]!;
     return { anyOf: branches };
+  }
+
+  /**
+   * Literal members in the order the source wrote them: enum members by declaration, a written union
+   * (directly or through type aliases) by its text. The checker's own order follows type creation, so
+   * `'file' | 'link'` could otherwise come out as `["link", "file"]`.
+   */
+  #sourceOrder(literals: ts.Type[], typeNode: ts.TypeNode | undefined): ts.Type[] {
+    const written = this.#writtenLiterals(typeNode, 0);
+    const rank = (member: ts.Type): number => {
+      const declaration = member.getSymbol()?.valueDeclaration;
+      if (declaration && ts.isEnumMember(declaration)) return declaration.getStart();
+      const index = written.findIndex((value) => value === literalValue(member));
+      return index < 0 ? Number.MAX_SAFE_INTEGER : index;
+    };
+    return [...literals].sort((a, b) => rank(a) - rank(b));
+  }
+
+  #writtenLiterals(node: ts.TypeNode | undefined, hops: number): unknown[] {
+    if (!node || hops > 8) return [];
+    if (ts.isParenthesizedTypeNode(node)) return this.#writtenLiterals(node.type, hops + 1);
+    if (ts.isUnionTypeNode(node))
+      return node.types.flatMap((member) => this.#writtenLiterals(member, hops + 1));
+    if (ts.isLiteralTypeNode(node)) {
+      const literal = node.literal;
+      if (ts.isStringLiteral(literal)) return [literal.text];
+      if (ts.isNumericLiteral(literal)) return [Number(literal.text)];
+      if (literal.kind === ts.SyntaxKind.TrueKeyword) return [true];
+      if (literal.kind === ts.SyntaxKind.FalseKeyword) return [false];
+      return [];
+    }
+    if (ts.isTypeReferenceNode(node)) {
+      let symbol = this.#checker.getSymbolAtLocation(node.typeName);
+      if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = this.#checker.getAliasedSymbol(symbol);
+      const alias = symbol?.declarations?.find(ts.isTypeAliasDeclaration);
+      return alias ? this.#writtenLiterals(alias.type, hops + 1) : [];
+    }
+    return [];
   }
 
   #tuple(type: ts.TypeReference, site: Site): SchemaNode {
@@ -357,10 +400,11 @@ export class SchemaBuilder {
       // JSON cannot carry undefined, so a member that may be undefined may be absent.
       const optional = (property.flags & ts.SymbolFlags.Optional) !== 0 || mayBeUndefined(propertyType);
       // An optional member's type includes undefined; the union reader drops it.
-      const node = this.convert(
-        propertyType,
-        child({ ...site, at }, property.name, `property "${property.name}"`),
-      );
+      const typeNode = declaration && ts.isPropertySignature(declaration) ? declaration.type : undefined;
+      const node = this.convert(propertyType, {
+        ...child({ ...site, at }, property.name, `property "${property.name}"`),
+        typeNode,
+      });
       this.#annotate(node, property, { ...site, at, what: `property "${property.name}" of ${site.what}` });
       properties[property.name] = node;
       if (!optional) required.push(property.name);
