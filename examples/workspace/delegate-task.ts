@@ -19,7 +19,7 @@ export function createDelegateTask(maxDepth = 2): AnyTool {
       "Hand a task to a sub-agent that carries out a plan of tool calls, using only the tools you list, and return each step's result.",
       'Use it to give a self-contained piece of work its own narrower set of tools. For a single call, call the tool yourself instead.',
       `The sub-agent has no permission you lack: every step passes the same permission gate, and a step the gate refuses comes back as permission_denied. Delegation nests at most ${maxDepth} levels; at most ${MAX_STEPS} steps.`,
-      'Its side effects are those of the tools it uses. Do not list tools the plan does not need.',
+      'Its side effects are those of the tools it uses: repeating the call is safe only when every step is, and a plan with write_file writes again. Do not list tools the plan does not need.',
     ].join('\n\n'),
     input: z.object({
       task: z.string().min(1).max(2_000).describe('What the sub-agent is to do, in one or two sentences.'),

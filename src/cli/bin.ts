@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { execute } from './main.js';
 
 // The only place that touches the process: everything else is `execute(argv, io)`.
-const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
 const code = await execute(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
@@ -11,7 +11,8 @@ const code = await execute(process.argv.slice(2), {
   interactive,
   prompt: interactive
     ? async (question) => {
-        const reader = createInterface({ input: process.stdin, output: process.stdout });
+        // The question goes to stderr, so stdout carries only the envelope.
+        const reader = createInterface({ input: process.stdin, output: process.stderr });
         try {
           return await reader.question(question);
         } finally {

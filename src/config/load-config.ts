@@ -63,7 +63,19 @@ async function readConfigFile(file: string, name: string): Promise<LoadedConfig[
   } catch (error) {
     throw new ConfigError(`Cannot load ${name}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return asObject(exports.default, `${name} (its default export)`);
+  return asObject(unwrapCommonJs(exports.default), `${name} (its default export)`);
+}
+
+/**
+ * A TypeScript config outside an ESM package is loaded as CommonJS, and its default export then arrives
+ * nested one level down (`{ default: { lint, policy } }`); unwrap that one level.
+ */
+function unwrapCommonJs(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  const inner = (value as { default?: unknown }).default;
+  const onlyDefault = keys.every((key) => key === 'default' || key === '__esModule');
+  return onlyDefault && inner !== null && typeof inner === 'object' ? inner : value;
 }
 
 function parseJson(text: string, name: string): unknown {
