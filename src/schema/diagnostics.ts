@@ -10,6 +10,8 @@ export const DIAGNOSTIC_CODES = Object.freeze({
   keyword_described: 'info',
   /** An annotation the provider does not read was left out (nothing the model needs). */
   keyword_omitted: 'info',
+  /** An open object is closed for strict mode: fields the contract does not declare (but allows) cannot be sent. */
+  object_closed: 'info',
   /** The return contract went into the description (the provider has no slot for it, or the option asked so). */
   returns_described: 'info',
   /** The provider is told a wider shape than the contract allows; validation still enforces the contract. */
@@ -100,6 +102,8 @@ export function renderDiagnostic(code: DiagnosticCode, detail: string, format: P
       return `${detail}: ${target} cannot carry it, so it is stated in the description; arguments are still validated against the contract.`;
     case 'keyword_omitted':
       return `${detail}: ${target} does not read it.`;
+    case 'object_closed':
+      return `${detail}, as strict mode on ${target} requires; undeclared fields, which the contract allows, can no longer be sent.`;
     case 'returns_described':
       return `The return contract is told to ${target} in words: ${detail}.`;
     case 'shape_widened':

@@ -235,7 +235,17 @@ function node(
       'keyword_rewritten',
       '"const" is sent as a one-value "enum"',
     );
-  if (types.length === 0 && !branches) types = inferTypes(source, values);
+  if (types.length === 0 && !branches) {
+    types = inferTypes(source, values);
+    // Keywords imply a type, but a schema without one also accepts values of every other type.
+    if (!values && types.length > 0) {
+      diagnostics.report(
+        path,
+        'shape_narrowed',
+        `The schema has no "type" and is sent as ${types[0]!.toUpperCase()}, which its keywords imply`,
+      );
+    }
+  }
   if (types.length > 1) {
     // One type per node: several types become one branch per type, each with the keywords that apply to it.
     diagnostics.report(

@@ -4,8 +4,9 @@ import { isRecord, resolveLocalRef, type SchemaObject, typesOf } from './schema-
 /**
  * The way back from OpenAI strict mode: strict mode makes every optional property required and
  * nullable, so a model that means "absent" sends `null`. Before the arguments are validated against the
- * original contract, each such `null` becomes the property's `default` when it has one, and is removed
- * otherwise. A `null` the contract itself accepts is kept. Returns a new value; the input is not changed.
+ * original contract, each such `null` is removed: the property is absent again, and the contract's
+ * validator applies its `default` as for any call that leaves it out. A `null` the contract itself
+ * accepts is kept. Returns a new value; the input is not changed.
  *
  * @example
  * restoreStrictArguments({ path: 'a.md', start_line: null }, readFile.contract.parameters);
@@ -32,11 +33,10 @@ function restore(value: unknown, schema: unknown, root: JsonSchema, depth: numbe
       const copy: SchemaObject = {};
       for (const [key, item] of Object.entries(value)) {
         const child = Object.hasOwn(properties, key) ? properties[key] : undefined;
-        if (item === null && child !== undefined && !required.has(key) && !acceptsNull(child, root, 0)) {
-          const fallback = defaultOf(child, root);
-          if (fallback !== undefined) setOwn(copy, key, structuredClone(fallback));
+        // Removed, not replaced by the default: the contract's validator applies its own defaults, and a
+        // default that does not match the schema (the JSON Schema Test Suite has such) must not be forced in.
+        if (item === null && child !== undefined && !required.has(key) && !acceptsNull(child, root, 0))
           continue;
-        }
         setOwn(copy, key, child === undefined ? item : restore(item, child, root, depth + 1));
       }
       out = copy;
@@ -67,12 +67,6 @@ function resolve(schema: unknown, root: JsonSchema): unknown {
     current = Object.keys(siblings).length > 0 && isRecord(target) ? { ...target, ...siblings } : target;
   }
   return current;
-}
-
-function defaultOf(schema: unknown, root: JsonSchema): unknown {
-  if (isRecord(schema) && Object.hasOwn(schema, 'default')) return schema.default;
-  const resolved = resolve(schema, root);
-  return isRecord(resolved) && Object.hasOwn(resolved, 'default') ? resolved.default : undefined;
 }
 
 /** Whether the contract accepts `null` here (then a `null` from the model means null, not "absent"). */

@@ -290,6 +290,14 @@ function node(input: unknown, path: string, depth: number, context: Context): Sc
       case 'prefixItems':
         break; // handled with the array below
       case 'anyOf':
+        if (out.anyOf !== undefined) {
+          diagnostics.report(
+            childPath(path, key),
+            'strict_unsupported',
+            'A second union ("anyOf" beside "oneOf") on the same schema',
+          );
+          break;
+        }
         out.anyOf = (value as unknown[]).map((branch, index) =>
           node(branch, childPath(path, key, index), depth + 1, context),
         );
@@ -297,6 +305,14 @@ function node(input: unknown, path: string, depth: number, context: Context): Sc
         break;
       case 'oneOf': {
         const branches = value as unknown[];
+        if (out.anyOf !== undefined) {
+          diagnostics.report(
+            childPath(path, key),
+            'strict_unsupported',
+            'A second union ("oneOf" beside "anyOf") on the same schema',
+          );
+          break;
+        }
         if (branchesDisjoint(branches, context.root)) {
           diagnostics.report(
             childPath(path, key),
@@ -349,22 +365,27 @@ function node(input: unknown, path: string, depth: number, context: Context): Sc
     types.includes('array') ||
     (!sawType && (source.items !== undefined || Array.isArray(source.prefixItems)));
   if (!sawType) {
-    if (isObject) out.type = 'object';
-    else if (isArray) out.type = 'array';
+    // Without a type the schema accepts values of every type; strict mode needs one, so the keywords
+    // decide which, and the model can no longer send the others.
+    let inferred: string | undefined;
+    if (isObject) inferred = 'object';
+    else if (isArray) inferred = 'array';
+    else if (['pattern', 'minLength', 'maxLength', 'format'].some((key) => source[key] !== undefined))
+      inferred = 'string';
     else if (
-      typeof source.pattern === 'string' ||
-      source.minLength !== undefined ||
-      source.maxLength !== undefined ||
-      source.format !== undefined
+      ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'].some(
+        (key) => source[key] !== undefined,
+      )
     )
-      out.type = 'string';
-    else if (
-      typeof source.minimum === 'number' ||
-      typeof source.maximum === 'number' ||
-      typeof source.multipleOf === 'number'
-    )
-      out.type = 'number';
-    else {
+      inferred = 'number';
+    if (inferred) {
+      out.type = inferred;
+      diagnostics.report(
+        path,
+        'shape_narrowed',
+        `The schema has no "type" and is sent as "type": "${inferred}", which its keywords imply`,
+      );
+    } else {
       diagnostics.report(
         path,
         'strict_unsupported',
@@ -467,6 +488,8 @@ function objectPart(
       'shape_narrowed',
       'Fields beyond the declared properties are closed off',
     );
+  } else if (open !== false && names.length > 0) {
+    diagnostics.report(path, 'object_closed', 'The object is sent with "additionalProperties": false');
   }
   if (isRecord(source.patternProperties)) {
     diagnostics.report(

@@ -67,11 +67,24 @@ describe('names come back to the real tool', () => {
 describe('OpenAI strict: null for an optional field means absent', () => {
   const parameters = FIXTURES.find((fixture) => fixture.id === 'optional_default')!.tool.contract.parameters;
 
-  it('turns null into the default, or removes it', () => {
+  it('removes the null, and the contract applies its default', async () => {
     expect(restoreStrictArguments({ query: 'x', limit: null, exact: null }, parameters)).toEqual({
       query: 'x',
-      limit: 10,
     });
+    const [message] = await runOpenAIToolCalls(
+      registry,
+      {
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'optional_default', arguments: '{"query":"x","limit":null,"exact":null}' },
+          },
+        ],
+      },
+      { strict: true },
+    );
+    expect(JSON.parse(message!.content)).toEqual({ ok: true, result: { query: 'x', limit: 10 } });
   });
 
   it('keeps a null the contract accepts', () => {
