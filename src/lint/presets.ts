@@ -33,12 +33,16 @@ const recommended: LintPreset = {
   'token-budget': 'warning',
 };
 
-/** `strict`: every rule on; the checklist and the provider limits as errors. */
+/**
+ * `strict`: every rule on; parameter semantics, side effects, portable names and the provider limits as
+ * errors. description-purpose stays a warning: judged by hand on BFCL, about half of its findings were
+ * tools whose name already says everything ("Reverses a given string.").
+ */
 const strict: LintPreset = {
   ...recommended,
   'description-max-length': 'error',
   'description-min-sentences': 'warning',
-  'description-purpose': 'error',
+  'description-purpose': 'warning',
   'name-collision': 'error',
   'name-portable': 'error',
   'name-verb-noun': 'info',

@@ -24,7 +24,12 @@ beforeAll(() => {
     'Do not use it for binary files.',
   ].join(' ');
   writeFileSync(join(dir, 'clean.ts'), module(`make('read_file', ${JSON.stringify(good)})`));
-  writeFileSync(join(dir, 'vague.ts'), module(`make('read_file', 'Reads a file.')`));
+  writeFileSync(
+    join(dir, 'vague.ts'),
+    module(
+      `make('read_file', 'Reads a file.', 'read', { type: 'object', properties: { path: { type: 'string' } } })`,
+    ),
+  );
   writeFileSync(
     join(dir, 'broken.ts'),
     module(
@@ -48,11 +53,11 @@ describe('toolpact lint', () => {
     expect(warned.stdout).toContain(
       'The first sentence of "read_file" ("Reads a file.") only restates the name.',
     );
-    expect(warned.stdout).toContain('(0 errors, 3 warnings, 0 info) in 1 tool');
-    const over = await runCli(['lint', 'vague.ts', '--max-warnings', '2'], { cwd: dir });
+    expect(warned.stdout).toContain('(0 errors, 4 warnings, 0 info) in 1 tool');
+    const over = await runCli(['lint', 'vague.ts', '--max-warnings', '3'], { cwd: dir });
     expect(over.code).toBe(1);
-    expect(over.stderr).toContain('3 warnings, more than --max-warnings 2');
-    expect((await runCli(['lint', 'vague.ts', '--max-warnings', '3'], { cwd: dir })).code).toBe(0);
+    expect(over.stderr).toContain('4 warnings, more than --max-warnings 3');
+    expect((await runCli(['lint', 'vague.ts', '--max-warnings', '4'], { cwd: dir })).code).toBe(0);
   });
 
   it('exits 1 on error-level findings; json lists them with their docs', async () => {
@@ -72,8 +77,15 @@ describe('toolpact lint', () => {
     expect(report.findings[0]!.docs).toMatch(/^https:\/\/.+\/docs\/rules\/[a-z-]+\.md$/);
   });
 
-  it('--preset strict turns warnings into errors', async () => {
-    expect((await runCli(['lint', 'vague.ts', '--preset', 'strict'], { cwd: dir })).code).toBe(1);
+  it('--preset strict turns the parameter checklist into errors', async () => {
+    const { code, stdout } = await runCli(['lint', 'vague.ts', '--preset', 'strict', '--format', 'json'], {
+      cwd: dir,
+    });
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout) as { findings: { rule: string; severity: string }[] };
+    expect(
+      report.findings.filter((finding) => finding.severity === 'error').map((finding) => finding.rule),
+    ).toEqual(['parameter-semantics']);
   });
 
   it('reads severities from toolpact.config.json', async () => {

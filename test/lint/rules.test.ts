@@ -191,6 +191,50 @@ const CASES: { readonly [rule: string]: RuleCases } = {
         ],
       },
       {
+        name: 'lengths alone share the caller’s unit',
+        tools: [
+          tool('triangle_area', 'Area.', {
+            parameters: params({
+              base: { type: 'number', description: 'The length of the base.' },
+              height: { type: 'number', description: 'The height from the base.' },
+            }),
+          }),
+        ],
+      },
+      {
+        name: 'Chinese: lengths alone',
+        tools: [
+          tool('triangle_area', '计算面积。', {
+            parameters: params({
+              base: { type: 'number', description: '底边长度。' },
+              height: { type: 'number', description: '高度。' },
+            }),
+          }),
+        ],
+      },
+      {
+        name: 'a unit parameter gives the unit of the numbers beside it',
+        tools: [
+          tool('convert_measure', 'Convert.', {
+            parameters: params({
+              quantity: { type: 'number', description: 'The quantity to convert.' },
+              from_unit: { type: 'string', description: 'Its unit, e.g. "cup".' },
+            }),
+          }),
+        ],
+      },
+      {
+        name: 'a unit abbreviation after a comma',
+        tools: [
+          tool('final_velocity', 'Velocity.', {
+            parameters: params({
+              distance: { type: 'number', description: 'Distance travelled, m.' },
+              time: { type: 'number', description: 'Time taken, s.' },
+            }),
+          }),
+        ],
+      },
+      {
         name: 'coded enum explained',
         tools: [
           tool('convert_temperature', 'Convert.', {
@@ -246,6 +290,36 @@ const CASES: { readonly [rule: string]: RuleCases } = {
           }),
         ],
         findings: [{ tool: 'wait_for', messageId: 'numberUnit' }],
+      },
+      {
+        name: 'a length beside a density needs its unit',
+        tools: [
+          tool('cone_mass', 'Mass.', {
+            parameters: params({
+              radius: { type: 'number', description: 'Radius of the base.' },
+              density: { type: 'number', description: 'Density of the material.' },
+            }),
+          }),
+        ],
+        findings: [
+          { tool: 'cone_mass', messageId: 'numberUnit', path: '$.parameters.properties.density' },
+          { tool: 'cone_mass', messageId: 'numberUnit', path: '$.parameters.properties.radius' },
+        ],
+      },
+      {
+        name: 'Chinese: a length beside a density',
+        tools: [
+          tool('cone_mass', '计算质量。', {
+            parameters: params({
+              radius: { type: 'number', description: '底面半径。' },
+              density: { type: 'number', description: '材料密度。' },
+            }),
+          }),
+        ],
+        findings: [
+          { tool: 'cone_mass', messageId: 'numberUnit', path: '$.parameters.properties.density' },
+          { tool: 'cone_mass', messageId: 'numberUnit', path: '$.parameters.properties.radius' },
+        ],
       },
       {
         name: 'coded enum unexplained',

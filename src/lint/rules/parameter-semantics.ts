@@ -1,6 +1,13 @@
 import { createRule } from '../create-rule.js';
 import { type ParameterView, parametersOf, typesOf } from '../parameters.js';
-import { ABSTRACT_NUMBER_CUE, hasCue, MEASURE_CUE, NUMBER_UNIT_CUE, PATH_BASE_CUE } from '../text/cues.js';
+import {
+  ABSTRACT_NUMBER_CUE,
+  hasCue,
+  LENGTH_CUE,
+  MEASURE_CUE,
+  NUMBER_UNIT_CUE,
+  PATH_BASE_CUE,
+} from '../text/cues.js';
 import { mentions, nameWords } from '../text/words.js';
 import type { LintTool } from '../types.js';
 
@@ -94,9 +101,14 @@ export const parameterSemantics = createRule({
   },
   check(context) {
     for (const tool of context.tools) {
-      for (const parameter of parametersOf(tool.contract.parameters)) {
+      const parameters = parametersOf(tool.contract.parameters);
+      // A unit parameter (from_unit, unit, 单位) says the unit of the numbers beside it.
+      const unitsCancel =
+        onlyLengths(tool, parameters) ||
+        parameters.some((parameter) => nameWords(parameter.name).includes('unit'));
+      for (const parameter of parameters) {
         if (parameter.depth > 0 && !context.options.checkNested) continue;
-        const messageId = problemOf(parameter, textAbout(tool, parameter));
+        const messageId = problemOf(parameter, textAbout(tool, parameter), unitsCancel);
         if (!messageId) continue;
         context.report({
           tool,
@@ -127,9 +139,34 @@ function head(text: string): string {
   return text.split(/\s+/).slice(0, 4).join(' ').slice(0, 24);
 }
 
+/** The words a number parameter is judged by: its name's words and the head of its text. */
+function measureText(tool: LintTool, parameter: ParameterView): string {
+  return `${nameWords(parameter.name).join(' ')} ${head(textAbout(tool, parameter))}`;
+}
+
+/**
+ * True when every measured number of the tool is a length: then the lengths share whatever unit the
+ * caller uses and the result comes back in it (an area from base and height), so no unit is needed.
+ * A length beside a mass, a time or a temperature does need one.
+ */
+function onlyLengths(tool: LintTool, parameters: readonly ParameterView[]): boolean {
+  const measured = parameters.filter((parameter) => {
+    const types = typesOf(parameter.schema);
+    return (
+      types.length > 0 &&
+      types.every((type) => type === 'integer' || type === 'number') &&
+      hasCue(measureText(tool, parameter), MEASURE_CUE)
+    );
+  });
+  return (
+    measured.length > 0 && measured.every((parameter) => hasCue(measureText(tool, parameter), LENGTH_CUE))
+  );
+}
+
 function problemOf(
   parameter: ParameterView,
   text: string,
+  unitsCancel: boolean,
 ): { id: 'undescribed' | 'pathBase' | 'numberUnit' | 'enumUnexplained'; values?: string } | undefined {
   if (text === '') return { id: 'undescribed' };
   const { schema } = parameter;
@@ -158,6 +195,7 @@ function problemOf(
   if (
     isNumber &&
     !bounded &&
+    !unitsCancel &&
     parameter.name.length > 1 &&
     hasCue(`${words.join(' ')} ${head(text)}`, MEASURE_CUE) &&
     !words.some((word) => SELF_UNIT_WORDS.has(word)) &&

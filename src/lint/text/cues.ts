@@ -41,14 +41,21 @@ export const PATH_BASE_CUE: Cue = {
 
 /** A number parameter that says its unit or range (checklist item 3). */
 export const NUMBER_UNIT_CUE: Cue = {
-  en: /(?:\b\d+(?:\.\d+)?\s*(?:to|-|–|and|through)\s*-?\d|\b[a-z]{1,4}\/[a-z]{1,4}(?:\^?\d)?\b|\bin (?:m|s|g|l|h|v|w|a|j|n|k)\b|\b(?:in|measured in|expressed in|units? of) (?!the\b|a\b|an\b|which\b|this\b|that\b|order\b|case\b)[a-z]+s\b|\b(?:number of|how many|count of|beats|bpm|between|range|at (?:most|least)|max(?:imum)?|min(?:imum)?|positive|non-negative|negative|greater than|less than|up to|no more than|upper|lower|bound|limit|(?:milli|micro|nano)?seconds?|ms|minutes?|hours?|days?|weeks?|months?|years?|bytes?|kb|mb|gb|kilobytes?|megabytes?|pixels?|px|percent(?:age)?|meters?|metres?|km|kilometers?|miles?|feet|inches?|cm|mm|degrees?|celsius|fahrenheit|kelvin|usd|eur|dollars?|cents?|lines?|characters?|chars|words?|tokens?|items?|results?|entries|records|rows|pages?|units?|[01]-based|zero-based|one-based|index(?:ed)?|count(?:ing)? from|atm|atmospheres?|bar|psi|k?pa|mol(?:es)?|ohms?|amperes?|teslas?|coulombs?|kg|(?:kilo|milli)?grams?|kilos?|ounces?|oz|tons?|tonnes?|joules?|watts?|volts?|amps?|newtons?|pascals?|hertz|calories|kcal|pounds?|lbs?|liters?|litres?|ml|hz|mph|kph|per|rate|ratio|fraction|probability|decimal|latitude|longitude|timestamp|epoch|year)\b|%)/i,
-  zh: /秒|毫秒|分钟|小时|天|周|月|年|字节|像素|百分|米|公里|度|元|行|字符|个数|条|页|范围|之间|至|到|最多|最少|不超过|不少于|从\s*[01]\s*开始|上限|下限|正整数|非负|单位/,
+  en: /(?:\b\d+(?:\.\d+)?\s*(?:to|-|–|and|through)\s*-?\d|\b[a-z]{1,4}\/[a-z]{1,4}(?:\^?\d)?\b|\bin (?:m|s|g|l|h|v|w|a|j|n|k)\b|[,(]\s*(?:m|s|g|l|h|kg|km|cm|mm|ms|m\/s|n|j|w|v|a|k)\s*[.)]?\s*$|\b(?:in|measured in|expressed in|units? of) (?!the\b|a\b|an\b|which\b|this\b|that\b|order\b|case\b)[a-z]+s\b|\b(?:number of|how many|count of|beats|bpm|between|range|at (?:most|least)|max(?:imum)?|min(?:imum)?|positive|non-negative|negative|greater than|less than|up to|no more than|upper|lower|bound|limit|(?:milli|micro|nano)?seconds?|ms|minutes?|hours?|days?|weeks?|months?|years?|bytes?|kb|mb|gb|kilobytes?|megabytes?|pixels?|px|percent(?:age)?|meters?|metres?|km|kilometers?|miles?|feet|inches?|cm|mm|degrees?|celsius|fahrenheit|kelvin|usd|eur|dollars?|cents?|lines?|characters?|chars|words?|tokens?|items?|results?|entries|records|rows|pages?|units?|[01]-based|zero-based|one-based|index(?:ed)?|count(?:ing)? from|atm|atmospheres?|bar|psi|k?pa|mol(?:es)?|ohms?|amperes?|teslas?|coulombs?|kg|(?:kilo|milli)?grams?|kilos?|ounces?|oz|tons?|tonnes?|joules?|watts?|volts?|amps?|newtons?|pascals?|hertz|calories|kcal|pounds?|lbs?|liters?|litres?|ml|hz|mph|kph|per|rate|ratio|fraction|probability|decimal|latitude|longitude|timestamp|epoch|year)\b|%)/i,
+  // Single characters such as 度, 天 or 行 count only after a number: alone they are inside 高度, 天气, 执行.
+  zh: /\d\s*(?:秒|分钟|小时|天|周|个月|年|字节|像素|米|公里|度|元|行|字符|个|条|页|克|千克|升)|秒|分钟|小时|字节|千字节|兆字节|像素|百分比|百分之|厘米|毫米|公里|千米|摄氏度|华氏度|开尔文|千克|公斤|毫升|人民币|美元|字符数|行数|条数|页数|天数|范围|之间|最多|最少|不超过|不少于|从\s*[01]\s*开始|上限|下限|正整数|非负|单位/,
 };
 
 /** A measurable quantity, for which the unit matters: a length, a duration, a mass, a price. */
 export const MEASURE_CUE: Cue = {
-  en: /\b(?:length|width|height|depth|distance|radius|diameter|perimeter|circumference|duration|time|delay|timeout|interval|period|wait|weight|mass|size|speed|velocity|acceleration|temperature|pressure|area|volume|frequency|energy|power|voltage|charge|force|density|permeability|altitude|elevation|capacity|quantity|dose|dosage|memory|bandwidth|latency|elapsed|ttl|expiry|expiration)s?\b/i,
+  en: /\b(?:length|width|height|depth|distance|radius|diameter|perimeter|circumference|duration|time|delay|timeout|interval|period|wait|weight|mass|speed|velocity|acceleration|temperature|pressure|area|volume|frequency|energy|power|voltage|charge|force|density|permeability|altitude|elevation|capacity|quantity|dose|dosage|memory|bandwidth|latency|elapsed|ttl|expiry|expiration)s?\b/i,
   zh: /长度|宽度|高度|深度|距离|半径|直径|周长|时长|时间|延迟|超时|间隔|周期|等待|重量|质量|大小|速度|加速度|温度|压力|面积|体积|频率|能量|功率|电流|电压|密度|海拔|容量|数量|剂量|内存|带宽|多久|多长/,
+};
+
+/** A length: where every measured parameter of a tool is one, the unit cancels out (an area from base and height). */
+export const LENGTH_CUE: Cue = {
+  en: /\b(?:length|width|height|depth|distance|radius|diameter|perimeter|circumference|side|base|breadth|altitude|elevation)s?\d*\b/i,
+  zh: /长度|宽度|高度|深度|距离|半径|直径|周长|边长|底边/,
 };
 
 /** A number that is abstract (an operand, a coefficient, a coordinate), for which no unit exists. */
