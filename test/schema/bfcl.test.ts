@@ -12,6 +12,10 @@ import { viaProvider } from './support/round-trip.js';
 import { VARIANTS } from './support/variants.js';
 
 const entries = loadBfcl();
+// One registry per question, shared by every variant, so each tool's validator is compiled once.
+const registries = new Map(
+  entries.map((entry) => [entry.id, new Registry().register(entry.functions.map(bfclTool))]),
+);
 
 /** Error codes that are the right answer for some BFCL functions, per variant, and why. */
 const EXPLAINED: { readonly [variant: string]: { readonly [code: string]: string } } = {
@@ -63,7 +67,7 @@ describe('BFCL', () => {
     const failures: string[] = [];
     for (const entry of entries) {
       if (BFCL_NOISY_IDS.has(entry.id)) continue;
-      const registry = new Registry().register(entry.functions.map(bfclTool));
+      const registry = registries.get(entry.id)!;
       const { tools, diagnostics } = toProviderTools(registry.schemas(), variant.format, variant.options);
       for (const call of entry.calls) {
         const index = registry.schemas().findIndex((contract) => contract.name === call.name);
