@@ -601,6 +601,20 @@ const CASES: { readonly [rule: string]: RuleCases } = {
   'distinct-descriptions': {
     valid: [
       {
+        name: 'boilerplate the whole set repeats does not count',
+        tools: [
+          'list the files of the current folder',
+          'print the text of one file',
+          'change the current folder',
+          'remove one file',
+        ].map((what, index) =>
+          tool(
+            ['ls', 'cat', 'cd', 'rm'][index]!,
+            `This tool belongs to the Gorilla file system, a simple file system for basic file operations. Tool description: ${what}.`,
+          ),
+        ),
+      },
+      {
         name: 'English, different',
         tools: [
           tool('read_file', 'Read the full text of one UTF-8 file in the workspace.'),
