@@ -519,6 +519,11 @@ const CASES: { readonly [rule: string]: RuleCases } = {
     valid: [{ name: 'distinct', tools: [tool('read_file', 'a.'), tool('read_files', 'b.')] }],
     invalid: [
       {
+        name: 'the same name twice (plain contracts)',
+        tools: [tool('read_file', 'a.'), tool('read_file', 'b.')],
+        findings: [{ tool: 'read_file', messageId: 'duplicate' }],
+      },
+      {
         name: 'case',
         tools: [tool('read_file', 'a.'), tool('Read_File', 'b.')],
         findings: [{ tool: 'Read_File', messageId: 'caseCollision' }],

@@ -7,6 +7,8 @@ export const nameCollision = createRule({
     type: 'problem',
     description: 'Keep tool names distinct when case is ignored and when "." and "-" become "_".',
     messages: {
+      duplicate:
+        'Tool name "{tool}" is used twice in the set; a registry refuses that, and a provider would receive two tools with one name. Rename one of them.',
       caseCollision:
         'Tool names "{tool}" and "{other}" differ only in case. Models and some clients treat them as one; rename one of them.',
       aliasCollision:
@@ -26,7 +28,7 @@ export const nameCollision = createRule({
         context.report({
           tool,
           path: '$.name',
-          messageId: 'caseCollision',
+          messageId: sameCase === tool.name ? 'duplicate' : 'caseCollision',
           data: { tool: tool.name, other: sameCase },
           related: [sameCase],
         });
