@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
+import { nameKeys } from '../schema/names.js';
 
 /** When imported tools get the server's prefix. */
 export type PrefixMode = 'on-collision' | 'always' | 'never';
@@ -14,7 +15,8 @@ export interface NamePlan {
 const MAX_LOCAL = 64;
 
 /**
- * Gives each remote tool a local name, deterministically. A name is kept when it is free (a name in
+ * Gives each remote tool a local name, deterministically. A name is kept when it is free, that is when
+ * neither it nor the alias a provider would give it is in use (a name in
  * MCP's wider profile, with dots or up to 128 characters, is kept too: provider adapters alias it);
  * otherwise (or always, with `prefix: 'always'`) it becomes `<server>_<name>`, where `<server>` is the
  * server label cut to `[a-z0-9_]`, at most 24 characters. A prefixed name never exceeds 64 characters
@@ -32,22 +34,30 @@ export function planNames(
   taken: ReadonlySet<string>,
   prefix: PrefixMode,
 ): (NamePlan | { readonly remote: string; readonly local: undefined })[] {
-  const used = new Set(taken);
+  // A name is taken when it, or the alias some provider would give it, is already in use: the
+  // registry refuses "a.b" beside "a_b", since OpenAI would see both as "a_b".
+  const used = new Set<string>();
+  const take = (name: string) => {
+    used.add(name);
+    for (const key of nameKeys(name)) used.add(key);
+  };
+  const isTaken = (name: string) => used.has(name) || nameKeys(name).some((key) => used.has(key));
+  for (const name of taken) take(name);
   const slug = serverSlug(server);
   return remoteNames.map((remote) => {
     const valid = WIDE_TOOL_NAME_PATTERN.test(remote);
     const base = valid ? remote : fitLength(remote.replace(/[^A-Za-z0-9._-]/g, '_') || 'tool', remote);
     let local: string | undefined = base;
     let reason: NamePlan['reason'] = valid ? undefined : 'invalid_name';
-    if (prefix === 'always' || used.has(base)) {
+    if (prefix === 'always' || isTaken(base)) {
       if (prefix === 'never') return { remote, local: undefined };
       local = fitLength(`${slug}_${base}`, remote);
       reason = prefix === 'always' ? 'always' : 'collision';
       // A second collision (the prefixed name is taken too) is settled by the hash of the remote name.
-      if (used.has(local)) local = `${local.slice(0, MAX_LOCAL - 9)}_${digest(`${server}\u0000${remote}`)}`;
-      if (used.has(local)) return { remote, local: undefined };
+      if (isTaken(local)) local = `${local.slice(0, MAX_LOCAL - 9)}_${digest(`${server}\u0000${remote}`)}`;
+      if (isTaken(local)) return { remote, local: undefined };
     }
-    used.add(local);
+    take(local);
     return reason ? { remote, local, reason } : { remote, local };
   });
 }

@@ -46,6 +46,16 @@ describe('planNames', () => {
     ]);
   });
 
+  test('a name whose provider alias is taken counts as taken: "a.b" beside "a_b", also within one server', () => {
+    expect(planNames('fs', ['a.b'], new Set(['a_b']), 'on-collision')).toEqual([
+      { remote: 'a.b', local: 'fs_a.b', reason: 'collision' },
+    ]);
+    expect(planNames('fs', ['x.y', 'x_y'], new Set(), 'on-collision')).toEqual([
+      { remote: 'x.y', local: 'x.y' },
+      { remote: 'x_y', local: 'fs_x_y', reason: 'collision' },
+    ]);
+  });
+
   test('a second collision (the prefixed name is taken too) is settled by a hash', () => {
     const [plan] = planNames('fs', ['a'], new Set(['a', 'fs_a']), 'on-collision');
     expect(plan!.local).toMatch(/^fs_a_[0-9a-f]{8}$/);

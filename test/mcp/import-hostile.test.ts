@@ -2,7 +2,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { expect, test } from 'vitest';
-import { Registry } from '../../src/index.js';
+import { createTool, Registry } from '../../src/index.js';
 import { importMcpTools } from '../../src/mcp/index.js';
 
 // A server that publishes what real servers sometimes do: duplicates, bad schemas, odd names, no
@@ -154,5 +154,27 @@ test('a remote error without any text still gives the model a message', async ()
   expect(envelope).toMatchObject({ ok: false, error: { type: 'mcp_tool_error' } });
   if (!envelope.ok)
     expect(envelope.error.message).toContain('"odd server" reported an error without a message');
+  await imported.close();
+});
+
+test('a remote name that a provider would alias onto a local name is prefixed, not refused', async () => {
+  const registry = new Registry().register(
+    createTool(
+      { name: 'admin_list', description: 'Local.', category: 'read', parameters: { type: 'object' } },
+      { execute: () => 'local' },
+    ),
+  );
+  const { imported } = await importFrom(
+    rawServer([{ name: 'admin.list', description: 'Remote.', inputSchema: object() }]),
+    registry,
+  );
+  expect(imported.tools()).toEqual([
+    expect.objectContaining({
+      remoteName: 'admin.list',
+      name: 'odd_server_admin.list',
+      renamed: 'collision',
+    }),
+  ]);
+  expect(await registry.call('odd_server_admin.list', {})).toEqual({ ok: true, result: 'done' });
   await imported.close();
 });
