@@ -1,4 +1,5 @@
 import { type CliIo, type Command, type ExitCode, UsageError } from './io.js';
+import { VERSION } from './version.js';
 
 /** Subcommands, each loaded only when used. */
 const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Command }> } = {
@@ -9,8 +10,6 @@ const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Com
   schemas: () => import('./commands/schemas.js'),
   serve: () => import('./commands/serve.js'),
 };
-
-const VERSION = '0.1.0';
 
 /**
  * Runs the `toolpact` command: a pure function of its arguments and its I/O, as tests call it.

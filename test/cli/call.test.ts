@@ -103,3 +103,9 @@ describe('toolpact call', () => {
     expect((await runCli(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+/);
   });
 });
+
+test('the CLI version is the package version', async () => {
+  const { readFileSync } = await import('node:fs');
+  const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+  expect((await runCli(['--version'])).stdout.trim()).toBe(manifest.version);
+});

@@ -6,8 +6,7 @@ import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { loadRegistry } from '../load-module.js';
-
-const VERSION = '0.1.0';
+import { VERSION } from '../version.js';
 
 /** `toolpact lint <module>`: the description checklist, names, consistency, limits and manipulation. */
 export const command: Command = {
