@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createWorkspaceTools } from '../../examples/workspace/tools.js';
 import { type AnyTool, type JsonSchema, Registry, type ToolContract } from '../../src/index.js';
+import { PROVIDER_FORMATS, toProviderTools } from '../../src/schema/index.js';
 import { runCli } from '../support/cli.js';
 import { loadWithTsx, PROJECT_DIR } from './support.js';
 
@@ -58,6 +59,25 @@ test('type-first and schema-first definitions of the workspace tools produce equ
   }
   // The accepted difference, stated: type-first parameter objects are closed.
   expect(typed.every((tool) => tool.contract.parameters.additionalProperties === false)).toBe(true);
+});
+
+test.each(PROVIDER_FORMATS)('every provider adapter gives both the same %s tools', (format) => {
+  const contracts = (tools: AnyTool[]) => tools.map((tool) => tool.contract);
+  const left = toProviderTools(contracts(typed), format);
+  const right = toProviderTools(contracts(schemaFirst), format);
+  expect(canonical(left.tools)).toEqual(canonical(right.tools));
+  // Gemini cannot carry additionalProperties, so the accepted difference shows up as its diagnostics.
+  const reported = (diagnostics: readonly { code: string; path: string; tool: string; message: string }[]) =>
+    diagnostics
+      .filter(
+        (diagnostic) =>
+          !(
+            diagnostic.path === '$.parameters' &&
+            diagnostic.message.startsWith('"additionalProperties": false')
+          ),
+      )
+      .map((diagnostic) => `${diagnostic.tool} ${diagnostic.code} ${diagnostic.path}`);
+  expect(reported(left.diagnostics)).toEqual(reported(right.diagnostics));
 });
 
 describe('the type-first workspace tools behave as the schema-first ones', () => {
