@@ -67,7 +67,12 @@ export function parseArguments(raw: unknown, limits: ArgumentLimits = DEFAULT_AR
   }
   // Parsed values are ours already: a quick bounds check without paths, and the careful walk only to
   // say where, when something is wrong.
-  if (owned && withinLimits(value, limits)) return { kind: 'ok', value: value as Record<string, unknown> };
+  if (owned) {
+    if (withinLimits(value, limits)) return { kind: 'ok', value: value as Record<string, unknown> };
+  } else {
+    const copy = copyWithinLimits(value, 0, limits.maxDepth, { nodes: limits.maxNodes });
+    if (copy !== OUT_OF_LIMITS) return { kind: 'ok', value: copy as Record<string, unknown> };
+  }
   const walked = walk(value, limits, owned);
   if ('issue' in walked) return { kind: 'invalid_arguments', issues: [walked.issue] };
   return { kind: 'ok', value: walked.value as Record<string, unknown> };
@@ -103,6 +108,36 @@ function checkNode(node: unknown, depth: number, maxDepth: number, budget: { nod
       return false;
   }
   return true;
+}
+
+const OUT_OF_LIMITS = Symbol('out of limits');
+
+/**
+ * A copy of a caller's value made of own data properties only, or {@link OUT_OF_LIMITS}. Assignment is
+ * safe here because `__proto__`, the one key that would reach a prototype, stops the copy first.
+ */
+function copyWithinLimits(node: unknown, depth: number, maxDepth: number, budget: { nodes: number }): unknown {
+  if (--budget.nodes < 0) return OUT_OF_LIMITS;
+  if (node === null || typeof node !== 'object') return node;
+  if (depth >= maxDepth) return OUT_OF_LIMITS;
+  if (Array.isArray(node)) {
+    const copy = new Array<unknown>(node.length);
+    for (let index = 0; index < node.length; index++) {
+      const item = copyWithinLimits(node[index], depth + 1, maxDepth, budget);
+      if (item === OUT_OF_LIMITS) return OUT_OF_LIMITS;
+      copy[index] = item;
+    }
+    return copy;
+  }
+  if (node instanceof Date) return node;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(node)) {
+    if (key === '__proto__') return OUT_OF_LIMITS;
+    const item = copyWithinLimits((node as Record<string, unknown>)[key], depth + 1, maxDepth, budget);
+    if (item === OUT_OF_LIMITS) return OUT_OF_LIMITS;
+    copy[key] = item;
+  }
+  return copy;
 }
 
 /**
