@@ -116,7 +116,12 @@ const OUT_OF_LIMITS = Symbol('out of limits');
  * A copy of a caller's value made of own data properties only, or {@link OUT_OF_LIMITS}. Assignment is
  * safe here because `__proto__`, the one key that would reach a prototype, stops the copy first.
  */
-function copyWithinLimits(node: unknown, depth: number, maxDepth: number, budget: { nodes: number }): unknown {
+function copyWithinLimits(
+  node: unknown,
+  depth: number,
+  maxDepth: number,
+  budget: { nodes: number },
+): unknown {
   if (--budget.nodes < 0) return OUT_OF_LIMITS;
   if (node === null || typeof node !== 'object') return node;
   if (depth >= maxDepth) return OUT_OF_LIMITS;
