@@ -208,3 +208,47 @@ test('a file without type-first tools is reported', async () => {
     stderr: expect.stringContaining('found no type-first tools'),
   });
 });
+
+test('--format json reports the same outcome as data', async () => {
+  const result = await runCli(
+    [
+      'gen',
+      'test/fixtures/extract/invalid/unsupported.ts',
+      '-o',
+      join(dir, 'out.generated.ts'),
+      '--format',
+      'json',
+    ],
+    { cwd: PROJECT_DIR },
+  );
+  expect(result.code).toBe(1);
+  const report = JSON.parse(result.stdout) as {
+    status: string;
+    diagnostics: { code: string; file: string; line: number; type: string }[];
+  };
+  expect(report.status).toBe('failed');
+  expect(report.diagnostics.map((diagnostic) => diagnostic.type)).toEqual([
+    'bigint',
+    '() => void',
+    'symbol',
+    'Connection',
+    'Handler',
+    'Map<string, number>',
+    'Set<string>',
+    'any',
+    'undefined',
+    'RegExp',
+  ]);
+  expect(
+    report.diagnostics.every(
+      (diagnostic) => diagnostic.file === 'test/fixtures/extract/invalid/unsupported.ts',
+    ),
+  ).toBe(true);
+  writeFileSync(join(dir, 'tools.ts'), source(READ_FILE));
+  const checked = JSON.parse((await gen('tools.ts', '--check', '--format', 'json')).stdout);
+  expect(checked).toMatchObject({
+    status: 'missing',
+    output: 'contracts.generated.ts',
+    changes: { added: ['read_file'] },
+  });
+});

@@ -1,16 +1,27 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, relative, resolve, sep } from 'node:path';
+import type { ContractChanges, ExtractDiagnostic } from '../../extract/index.js';
 import { parseArgs } from '../args.js';
-import { type Command, UsageError } from '../io.js';
+import { type CliIo, type Command, type ExitCode, UsageError } from '../io.js';
 
 const SOURCE_EXTENSIONS = new Set(['.ts', '.tsx', '.mts', '.cts']);
+
+/** What one run of `toolpact gen` came to, before it is printed as text or JSON. */
+type Outcome =
+  | { readonly status: 'failed'; readonly diagnostics: readonly ExtractDiagnostic[] }
+  | { readonly status: 'no_tools' }
+  | {
+      readonly status: 'written' | 'unchanged' | 'up_to_date' | 'stale' | 'missing';
+      readonly tools: number;
+      readonly changes: ContractChanges;
+    };
 
 /** `toolpact gen`: write (or check) the generated contracts module of type-first tools. */
 export const command: Command = {
   name: 'gen',
   summary: 'generate the contracts of type-first tools from their signatures and doc comments',
   usage: [
-    'toolpact gen <files… | tsconfig.json> [-o <file>] [--check]',
+    'toolpact gen <files… | tsconfig.json> [-o <file>] [--check] [--format text|json]',
     '',
     'Reads the tools declared with tool(fn, { … }) or @tool({ … }) in the given TypeScript files (or in the',
     'files of a tsconfig.json) with the TypeScript compiler, and writes their contracts to one module',
@@ -20,11 +31,21 @@ export const command: Command = {
     'Options:',
     '  -o, --output <file>  where the generated module goes',
     '  --check              write nothing; exit 1 when the module is missing or stale (for CI)',
+    '  --format json        one JSON object on stdout: status, tools, changes, diagnostics',
   ].join('\n'),
   async run(args, io) {
-    const { positionals, flags } = parseArgs(args, { output: 'string', check: 'boolean' }, { o: 'output' });
-    if (positionals.length === 0)
+    const { positionals, flags } = parseArgs(
+      args,
+      { output: 'string', check: 'boolean', format: 'string' },
+      { o: 'output' },
+    );
+    const format = flags.format ?? 'text';
+    if (format !== 'text' && format !== 'json') {
+      throw new UsageError(`--format must be text or json, received "${String(format)}".`);
+    }
+    if (positionals.length === 0) {
       throw new UsageError('Give the TypeScript files that declare tools, or a tsconfig.json.');
+    }
     const projects = positionals.filter((path) => extname(path) === '.json');
     if (projects.length > 0 && positionals.length > 1) {
       throw new UsageError('Give either one tsconfig.json or a list of TypeScript files, not both.');
@@ -40,70 +61,156 @@ export const command: Command = {
       io.cwd,
       typeof flags.output === 'string' ? flags.output : resolve(dirname(first), 'contracts.generated.ts'),
     );
+    const check = flags.check === true;
+    const outcome = await generate(positionals, projects.length > 0, output, check, io);
     const shown = (path: string) => relative(io.cwd, path).split(sep).join('/') || '.';
-
-    const { extractContracts, formatDiagnostic, renderModule, parseModule, compareContracts } = await import(
-      '../../extract/index.js'
-    );
-    const result = extractContracts({
-      ...(projects.length ? { project: positionals[0]! } : { files: positionals }),
-      output,
-      cwd: io.cwd,
+    const rerun = `toolpact gen ${positionals.join(' ')} -o ${shown(output)}`;
+    // Loaded already by generate(); the one renderer of diagnostics lives there.
+    const { formatDiagnostic } = await import('../../extract/index.js');
+    if (format === 'json') {
+      io.stdout(
+        `${JSON.stringify(
+          {
+            ...outcome,
+            output: shown(output),
+            ...(outcome.status === 'failed'
+              ? {
+                  diagnostics: outcome.diagnostics.map((diagnostic) => ({
+                    ...diagnostic,
+                    file: shown(diagnostic.file),
+                    text: formatDiagnostic(diagnostic, io.cwd),
+                  })),
+                }
+              : {}),
+          },
+          null,
+          2,
+        )}\n`,
+      );
+      return exitCode(outcome);
+    }
+    printText(outcome, io, {
+      output: shown(output),
+      rerun,
+      inputs: positionals.join(', '),
+      check,
+      render: (diagnostic) => formatDiagnostic(diagnostic, io.cwd),
     });
-    if (!result.ok) {
-      for (const diagnostic of result.diagnostics) io.stderr(`${formatDiagnostic(diagnostic, io.cwd)}\n`);
-      const files = new Set(result.diagnostics.map((diagnostic) => diagnostic.file)).size;
-      const count = result.diagnostics.length;
-      io.stderr(
-        `\n${count} problem${count === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}; ${
-          flags.check ? 'the contracts cannot be checked' : `${shown(output)} was not written`
-        }.\n`,
-      );
-      return 1;
-    }
-    const count = Object.keys(result.contracts.tools).length;
-    if (count === 0) {
-      io.stderr(
-        `toolpact gen: found no type-first tools in ${positionals.join(', ')}. Declare them with tool(fn, { … }) or @tool({ … }) imported from toolpact.\n`,
-      );
-      return 1;
-    }
-    const text = renderModule(result.contracts, result.typesFrom);
-    const existing = existsSync(output) ? readFileSync(output, 'utf8') : undefined;
-    const changes = compareContracts(
-      existing === undefined ? undefined : parseModule(existing),
-      result.contracts,
-    );
-    const summary = [
-      changes.added.length ? `added ${changes.added.join(', ')}` : '',
-      changes.removed.length ? `removed ${changes.removed.join(', ')}` : '',
-      changes.changed.length ? `changed ${changes.changed.join(', ')}` : '',
-    ]
-      .filter(Boolean)
-      .join('; ');
-    if (flags.check) {
-      if (existing === text) {
-        io.stdout(`${shown(output)} is up to date (${count} tool${count === 1 ? '' : 's'}).\n`);
-        return 0;
-      }
-      const why =
-        existing === undefined
-          ? 'does not exist'
-          : `is stale: ${summary || 'the declarations it was generated from changed'}`;
-      io.stderr(
-        `${shown(output)} ${why}. Run \`toolpact gen ${positionals.join(' ')} -o ${shown(output)}\` and commit the result.\n`,
-      );
-      return 1;
-    }
-    if (existing === text) {
-      io.stdout(`${shown(output)} is already up to date (${count} tool${count === 1 ? '' : 's'}).\n`);
-      return 0;
-    }
-    mkdirSync(dirname(output), { recursive: true });
-    writeFileSync(output, text);
-    io.stdout(
-      `Wrote ${shown(output)}: ${count} tool${count === 1 ? '' : 's'}${summary ? ` (${summary})` : ''}.\n`,
-    );
-    return 0;
+    return exitCode(outcome);
   },
 };
+
+async function generate(
+  inputs: readonly string[],
+  project: boolean,
+  output: string,
+  check: boolean,
+  io: CliIo,
+): Promise<Outcome> {
+  const { extractContracts, renderModule, parseModule, compareContracts } = await import(
+    '../../extract/index.js'
+  );
+  const result = extractContracts({
+    ...(project ? { project: inputs[0]! } : { files: inputs }),
+    output,
+    cwd: io.cwd,
+  });
+  if (!result.ok) return { status: 'failed', diagnostics: result.diagnostics };
+  const tools = Object.keys(result.contracts.tools).length;
+  if (tools === 0) return { status: 'no_tools' };
+  const text = renderModule(result.contracts, result.typesFrom);
+  const existing = existsSync(output) ? readFileSync(output, 'utf8') : undefined;
+  const changes = compareContracts(
+    existing === undefined ? undefined : parseModule(existing),
+    result.contracts,
+  );
+  if (existing === text) return { status: check ? 'up_to_date' : 'unchanged', tools, changes };
+  if (check) return { status: existing === undefined ? 'missing' : 'stale', tools, changes };
+  mkdirSync(dirname(output), { recursive: true });
+  writeFileSync(output, text);
+  return { status: 'written', tools, changes };
+}
+
+function exitCode(outcome: Outcome): ExitCode {
+  switch (outcome.status) {
+    case 'written':
+    case 'unchanged':
+    case 'up_to_date':
+      return 0;
+    case 'failed':
+    case 'no_tools':
+    case 'stale':
+    case 'missing':
+      return 1;
+    default: {
+      const never: never = outcome;
+      throw new Error(`unhandled outcome ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function printText(
+  outcome: Outcome,
+  io: CliIo,
+  labels: {
+    output: string;
+    rerun: string;
+    inputs: string;
+    check: boolean;
+    render: (diagnostic: ExtractDiagnostic) => string;
+  },
+): void {
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  switch (outcome.status) {
+    case 'failed': {
+      for (const diagnostic of outcome.diagnostics) io.stderr(`${labels.render(diagnostic)}\n`);
+      const files = new Set(outcome.diagnostics.map((diagnostic) => diagnostic.file)).size;
+      io.stderr(
+        `\n${plural(outcome.diagnostics.length, 'problem')} in ${plural(files, 'file')}; ${
+          labels.check ? 'the contracts cannot be checked' : `${labels.output} was not written`
+        }.\n`,
+      );
+      return;
+    }
+    case 'no_tools':
+      io.stderr(
+        `toolpact gen: found no type-first tools in ${labels.inputs}. Declare them with tool(fn, { … }) or @tool({ … }) imported from toolpact.\n`,
+      );
+      return;
+    case 'up_to_date':
+      io.stdout(`${labels.output} is up to date (${plural(outcome.tools, 'tool')}).\n`);
+      return;
+    case 'unchanged':
+      io.stdout(`${labels.output} is already up to date (${plural(outcome.tools, 'tool')}).\n`);
+      return;
+    case 'missing':
+      io.stderr(`${labels.output} does not exist. Run \`${labels.rerun}\` and commit the result.\n`);
+      return;
+    case 'stale':
+      io.stderr(
+        `${labels.output} is stale: ${summarize(outcome.changes) || 'the declarations it was generated from changed'}. Run \`${labels.rerun}\` and commit the result.\n`,
+      );
+      return;
+    case 'written': {
+      const summary = summarize(outcome.changes);
+      io.stdout(
+        `Wrote ${labels.output}: ${plural(outcome.tools, 'tool')}${summary ? ` (${summary})` : ''}.\n`,
+      );
+      return;
+    }
+    default: {
+      const never: never = outcome;
+      throw new Error(`unhandled outcome ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function summarize(changes: ContractChanges): string {
+  return [
+    changes.added.length ? `added ${changes.added.join(', ')}` : '',
+    changes.removed.length ? `removed ${changes.removed.join(', ')}` : '',
+    changes.changed.length ? `changed ${changes.changed.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
