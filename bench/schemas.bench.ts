@@ -16,7 +16,6 @@ import * as z from 'zod';
 import workspace from '../examples/workspace/index.js';
 import {
   createTool,
-  type JsonSchema,
   type ProviderFormat,
   Registry,
   type SchemaOptions,

@@ -45,7 +45,12 @@ export function readAnthropicToolUses(message: unknown): ProviderCall[] {
   return calls;
 }
 
-/** One `tool_result` block per outcome, `is_error: true` on failures. */
+/**
+ * One `tool_result` block per outcome, `is_error: true` on failures.
+ *
+ * @example
+ * const reply = toAnthropicToolResults(await dispatchProviderCalls(registry, readAnthropicToolUses(message), 'anthropic'));
+ */
 export function toAnthropicToolResults(outcomes: readonly CallOutcome[]): AnthropicToolResultMessage {
   return {
     role: 'user',

@@ -1,6 +1,11 @@
 import type { ProviderFormat, SchemaDiagnostic } from './types.js';
 
-/** The codes of {@link SchemaDiagnostic}, each with the severity it is reported at. */
+/**
+ * The codes of {@link SchemaDiagnostic}, each with the severity it is reported at.
+ *
+ * @example
+ * DIAGNOSTIC_CODES.strict_unsupported; // 'error'
+ */
 export const DIAGNOSTIC_CODES = Object.freeze({
   /** The name breaks the provider's rule and is sent as a deterministic alias. */
   name_aliased: 'info',

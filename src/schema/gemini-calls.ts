@@ -69,7 +69,12 @@ export function readGeminiFunctionCalls(response: unknown): ProviderCall[] {
   return calls;
 }
 
-/** One `functionResponse` part per outcome, with the call's id and name; failures under `error`. */
+/**
+ * One `functionResponse` part per outcome, with the call's id and name; failures under `error`.
+ *
+ * @example
+ * const content = toGeminiFunctionResponses(await dispatchProviderCalls(registry, readGeminiFunctionCalls(response), 'gemini'));
+ */
 export function toGeminiFunctionResponses(outcomes: readonly CallOutcome[]): GeminiFunctionResponseContent {
   return {
     role: 'user',

@@ -58,7 +58,12 @@ function withReturnsText(contract: ToolContract): string {
   return text ? `${contract.description}\n\nReturns: ${text}` : contract.description;
 }
 
-/** True when the return schema is not an object at the root and so is published as `{ result }`. */
+/**
+ * True when the return schema is not an object at the root and so is published as `{ result }`.
+ *
+ * @example
+ * mcpWrapsResult({ ...contract, returns: { schema: { type: 'integer' } } }); // true
+ */
 export function mcpWrapsResult(contract: ToolContract): boolean {
   const schema = contract.returns?.schema;
   return schema !== undefined && schema.type !== 'object';

@@ -70,7 +70,12 @@ export function readOpenAIToolCalls(response: unknown): ProviderCall[] {
   });
 }
 
-/** One `tool` message per outcome, in the order of the calls; the content is the envelope's JSON. */
+/**
+ * One `tool` message per outcome, in the order of the calls; the content is the envelope's JSON.
+ *
+ * @example
+ * const messages = toOpenAIToolMessages(await dispatchProviderCalls(registry, readOpenAIToolCalls(completion), 'openai'));
+ */
 export function toOpenAIToolMessages(outcomes: readonly CallOutcome[]): OpenAIToolMessage[] {
   return outcomes.map((outcome) => ({
     role: 'tool',

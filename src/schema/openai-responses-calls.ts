@@ -39,7 +39,12 @@ export function readResponsesFunctionCalls(response: unknown): ProviderCall[] {
   return calls;
 }
 
-/** One `function_call_output` item per outcome; the output is the envelope's JSON. */
+/**
+ * One `function_call_output` item per outcome; the output is the envelope's JSON.
+ *
+ * @example
+ * const items = toResponsesFunctionCallOutputs(await dispatchProviderCalls(registry, calls, 'openai-responses'));
+ */
 export function toResponsesFunctionCallOutputs(
   outcomes: readonly CallOutcome[],
 ): ResponsesFunctionCallOutput[] {

@@ -3,7 +3,12 @@ import type { JsonSchema, ToolContract } from '../contract/index.js';
 /** The wire formats the adapters produce. `canonical` is the contract itself. */
 export type ProviderFormat = 'canonical' | 'openai' | 'openai-responses' | 'anthropic' | 'gemini' | 'mcp';
 
-/** Every format, in a stable order (for the CLI, docs and meta-tests). */
+/**
+ * Every format, in a stable order (for the CLI, docs and meta-tests).
+ *
+ * @example
+ * for (const format of PROVIDER_FORMATS) console.log(format, tokenReport(contracts, format).total);
+ */
 export const PROVIDER_FORMATS: readonly ProviderFormat[] = Object.freeze([
   'canonical',
   'openai',
@@ -13,7 +18,12 @@ export const PROVIDER_FORMATS: readonly ProviderFormat[] = Object.freeze([
   'mcp',
 ]);
 
-/** True when `value` names a format. */
+/**
+ * True when `value` names a format.
+ *
+ * @example
+ * isProviderFormat('gemini'); // true
+ */
 export function isProviderFormat(value: unknown): value is ProviderFormat {
   return typeof value === 'string' && (PROVIDER_FORMATS as readonly string[]).includes(value);
 }
