@@ -34,7 +34,12 @@ export function compareContracts(
   return { added, removed, changed, inputsChanged: before?.inputsHash !== after.inputsHash };
 }
 
-/** True when nothing differs. */
+/**
+ * True when nothing differs.
+ *
+ * @example
+ * if (!isUnchanged(compareContracts(before, after))) process.exitCode = 1;
+ */
 export function isUnchanged(changes: ContractChanges): boolean {
   return (
     !changes.inputsChanged && changes.added.length + changes.removed.length + changes.changed.length === 0

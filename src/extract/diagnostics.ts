@@ -40,7 +40,12 @@ export function formatDiagnostic(diagnostic: ExtractDiagnostic, cwd: string): st
   return `${file}:${diagnostic.line}:${diagnostic.column} - error ${diagnostic.code}: ${diagnostic.message}`;
 }
 
-/** Sorts diagnostics by file, line and column, so output is the same on every run. */
+/**
+ * Sorts diagnostics by file, line and column, so output is the same on every run.
+ *
+ * @example
+ * for (const diagnostic of sortDiagnostics(found)) console.error(formatDiagnostic(diagnostic, cwd));
+ */
 export function sortDiagnostics(diagnostics: readonly ExtractDiagnostic[]): ExtractDiagnostic[] {
   return [...diagnostics].sort(
     (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column,

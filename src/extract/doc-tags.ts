@@ -8,7 +8,12 @@ export interface DocTag {
 
 type TagKind = 'number' | 'count' | 'pattern' | 'format' | 'value' | 'flag' | 'integer';
 
-/** The doc tags that become JSON Schema keywords, what their text must be, and the type they apply to. */
+/**
+ * The doc tags that become JSON Schema keywords, what their text must be, and the type they apply to.
+ *
+ * @example
+ * Object.keys(SCHEMA_TAGS); // ['minimum', 'maximum', …, 'deprecated', 'integer']
+ */
 export const SCHEMA_TAGS: { readonly [tag: string]: { readonly kind: TagKind; readonly applies?: string } } =
   {
     minimum: { kind: 'number', applies: 'number' },
@@ -28,7 +33,12 @@ export const SCHEMA_TAGS: { readonly [tag: string]: { readonly kind: TagKind; re
     integer: { kind: 'integer', applies: 'number' },
   };
 
-/** The formats ajv-formats checks, so a format the validator would ignore is reported instead. */
+/**
+ * The formats ajv-formats checks, so a format the validator would ignore is reported instead.
+ *
+ * @example
+ * KNOWN_FORMATS.has('email'); // true
+ */
 export const KNOWN_FORMATS: ReadonlySet<string> = new Set([
   'date',
   'time',
@@ -63,6 +73,9 @@ export const KNOWN_FORMATS: ReadonlySet<string> = new Set([
  * `minimum: 1`), `@default` and `@example` are read as JSON (or taken as a string), `@deprecated` is
  * `deprecated: true`, and toolpact's `@integer` makes a number an integer. A tag whose text is not a
  * valid value, or that does not fit the member's type, is reported at `site`.
+ *
+ * @example
+ * applyTags(node, [{ name: 'minimum', text: '1' }], site, report); // node.minimum === 1
  */
 export function applyTags(node: SchemaNode, tags: readonly DocTag[], site: Site, report: Report): void {
   const examples: unknown[] = [];
@@ -144,7 +157,14 @@ export function applyTags(node: SchemaNode, tags: readonly DocTag[], site: Site,
   if (examples.length > 0) node.examples = examples;
 }
 
-/** `@default 10` is the number 10, `@default "a"` and `@default a` are the string "a". */
+/**
+ * A tag's value: JSON when it parses, the text otherwise.
+ *
+ * @example
+ * parseValue('10'); // 10
+ * parseValue('"a"'); // 'a'
+ * parseValue('a'); // 'a'
+ */
 export function parseValue(text: string): unknown {
   try {
     return JSON.parse(text);

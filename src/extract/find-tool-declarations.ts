@@ -35,6 +35,9 @@ const TOOL_FILE = /[\\/]typed[\\/]tool\.(?:d\.)?[cm]?[jt]s$/;
  * Finds the type-first tools of `file`: calls of toolpact's `tool(fn, options)` and methods decorated
  * with `@tool(options)`, recognised through the checker (so an aliased import works and an unrelated
  * function named `tool` does not count). Anything that cannot be read statically is reported.
+ *
+ * @example
+ * const declarations = findToolDeclarations(program.getSourceFile('src/tools.ts')!, checker, report);
  */
 export function findToolDeclarations(
   file: ts.SourceFile,

@@ -18,6 +18,10 @@ export interface ReadTool {
  * `@example`; the parameters (positional, or the one object parameter) with their descriptions, doc
  * tags and literal defaults; the return type, a `Promise` unwrapped. Problems are reported, and a tool
  * with any problem gives `undefined`.
+ *
+ * @example
+ * const read = readToolContract(declaration, checker, report, isUserFile);
+ * if (read) console.log(read.tool.contract.parameters);
  */
 export function readToolContract(
   declaration: ToolDeclaration,

@@ -28,6 +28,9 @@ export function renderModule(contracts: GeneratedContracts, typesFrom: string): 
 /**
  * The contracts inside a generated module's text, or `undefined` when the text is not one (edited by
  * hand, or from an incompatible version).
+ *
+ * @example
+ * const before = parseModule(readFileSync('src/contracts.generated.ts', 'utf8'));
  */
 export function parseModule(text: string): GeneratedContracts | undefined {
   const start = text.indexOf('const contracts: GeneratedContracts = ');

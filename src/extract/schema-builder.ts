@@ -43,6 +43,11 @@ const JSON_FORMATS_NOTE = 'JSON can carry strings, numbers, booleans, null, arra
  * reported, never dropped, and conversion goes on so every problem is found in one pass.
  *
  * One builder serves one schema root: call {@link convert} for its parts, then {@link finish}.
+ *
+ * @example
+ * const builder = new SchemaBuilder(checker, report, isUserFile);
+ * const schema = builder.convert(checker.getTypeAtLocation(parameter), { at: parameter, what: 'parameter "range"', path: ['range'] });
+ * builder.finish(schema, parameter, 'tool "read_file"');
  */
 export class SchemaBuilder {
   readonly #checker: ts.TypeChecker;
@@ -252,7 +257,7 @@ export class SchemaBuilder {
     const rank = (member: ts.Type): number => {
       const declaration = member.getSymbol()?.valueDeclaration;
       if (declaration && ts.isEnumMember(declaration)) return declaration.getStart();
-      const index = written.findIndex((value) => value === literalValue(member));
+      const index = written.indexOf(literalValue(member));
       return index < 0 ? Number.MAX_SAFE_INTEGER : index;
     };
     return [...literals].sort((a, b) => rank(a) - rank(b));

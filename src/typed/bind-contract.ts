@@ -83,7 +83,13 @@ export function bindContract(declaration: TypedDeclaration): AnyTool {
   );
 }
 
-/** Checks what can be checked before the contract is needed: the name and the options. */
+/**
+ * Checks what can be checked before the contract is needed: the name and the options. Throws
+ * {@link ToolDefinitionError} for an invalid name, category or timeout.
+ *
+ * @example
+ * checkDeclaration({ name: 'read_file', fn: read_file, receiver: undefined, options, label: 'function read_file' });
+ */
 export function checkDeclaration(declaration: TypedDeclaration): void {
   const { name, options, label } = declaration;
   const problem = explainInvalidToolName(name);

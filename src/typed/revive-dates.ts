@@ -1,8 +1,9 @@
 import type { ArgumentPath } from './generated-contracts.js';
 
 /**
- * Replaces the `date-time` strings at `paths` inside validated arguments with `Date` objects, in place.
- * A value that is not a string (an absent optional field, a `null`) is left as it is.
+ * Replaces the `date-time` strings at `paths` inside validated arguments with `Date` objects, in place
+ * (the registry validates a copy it owns, never the caller's object). A value that is not a string (an
+ * absent optional field, a `null`) is left as it is.
  *
  * @example
  * reviveDates({ since: '2026-01-01T00:00:00Z' }, [['since']]); // { since: Date }
