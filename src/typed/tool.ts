@@ -106,18 +106,19 @@ const DECORATED = new WeakMap<object, DecoratedMethod[]>();
  */
 export function toolsOf(owner: object): Tool<TypedArguments, unknown>[] {
   const list =
-    owner !== null && typeof owner === 'object'
+    owner !== null && (typeof owner === 'object' || typeof owner === 'function')
       ? DECORATED.get(owner)
-      : typeof owner === 'function'
-        ? DECORATED.get(owner)
-        : undefined;
+      : undefined;
   if (!list || list.length === 0) {
     throw new ToolDefinitionError(
       'not_a_tool',
       `toolsOf() received ${describe(owner)}, which has no methods marked with @tool(). Mark methods with @tool({ contracts }) and pass an instance of their class.`,
     );
   }
-  const className = (owner as { constructor?: { name?: string } }).constructor?.name || 'class';
+  const className =
+    (typeof owner === 'function'
+      ? owner.name
+      : (owner as { constructor?: { name?: string } }).constructor?.name) || 'class';
   return list.map(({ methodName, method, options }) => {
     const name = options.name ?? methodName;
     return lazyTool({
