@@ -12,8 +12,26 @@ import type { ProviderFormat, SchemaOptions } from './types.js';
  * countTokens('{"name":"read_file"}'); // 6
  */
 export function countTokens(text: string): number {
-  return countO200k(text);
+  LONG_RUN.lastIndex = 0;
+  if (!LONG_RUN.test(text)) return countO200k(text);
+  // Byte-pair merging is quadratic in the length of one pre-tokenized piece, and an unbroken run of
+  // letters (a 20,000-character word, or Chinese text without punctuation, in a hostile description)
+  // would take seconds. Such runs are counted in slices; elsewhere the count is exact.
+  let total = 0;
+  let last = 0;
+  LONG_RUN.lastIndex = 0;
+  for (const match of text.matchAll(LONG_RUN)) {
+    total += countO200k(text.slice(last, match.index));
+    for (let offset = 0; offset < match[0].length; offset += RUN_SLICE) {
+      total += countO200k(match[0].slice(offset, offset + RUN_SLICE));
+    }
+    last = match.index + match[0].length;
+  }
+  return total + countO200k(text.slice(last));
 }
+
+const LONG_RUN = /[\p{L}\p{M}\p{N}]{200,}/gu;
+const RUN_SLICE = 100;
 
 /** What a tool set costs in one format. */
 export interface TokenReport {
