@@ -138,6 +138,10 @@ function fromCall(
     );
     return undefined;
   }
+  if (name === '__proto__') {
+    report(call, 'invalid_name', 'a tool cannot be named "__proto__"; give it a verb_noun name.');
+    return undefined;
+  }
   return {
     name,
     fn,

@@ -201,6 +201,14 @@ function readParameters(
       continue;
     }
     const parameterName = parameter.name.text;
+    if (parameterName === '__proto__') {
+      report(
+        parameter,
+        'unsupported_declaration',
+        `tool "${name}" has a parameter named "__proto__", which no call can send; rename it.`,
+      );
+      continue;
+    }
     const site = {
       at: parameter,
       what: `parameter "${parameterName}" of tool "${name}"`,

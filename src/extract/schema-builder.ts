@@ -389,6 +389,15 @@ export class SchemaBuilder {
       const declaration = property.valueDeclaration ?? property.declarations?.[0];
       const at = declaration && this.#isUserFile(declaration.getSourceFile()) ? declaration : site.at;
       const propertyType = checker.getTypeOfSymbol(property);
+      if (property.name === '__proto__') {
+        // Dispatch refuses the key in every call, and in the generated module it would set a prototype.
+        this.#report(
+          at,
+          'unsupported_declaration',
+          `${site.what} has a member named "__proto__", which no call can send; rename it.`,
+        );
+        continue;
+      }
       if (
         declaration &&
         (ts.isMethodSignature(declaration) ||

@@ -62,7 +62,10 @@ export function bindContract(declaration: TypedDeclaration): AnyTool {
       ? (args: Record<string, unknown>, context: ToolExecuteContext) =>
           call.context ? fn.call(receiver, args, context) : fn.call(receiver, args)
       : (args: Record<string, unknown>, context: ToolExecuteContext) => {
-          const values = call.parameters.map((parameter) => args[parameter]);
+          // Own properties only: an absent `toString` parameter must not pick up Object.prototype's.
+          const values = call.parameters.map((parameter) =>
+            Object.hasOwn(args, parameter) ? args[parameter] : undefined,
+          );
           if (call.context) values.push(context);
           return fn.apply(receiver, values);
         };

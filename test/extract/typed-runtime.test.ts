@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { Registry, ToolDefinitionError, tool, toolsOf } from '../../src/index.js';
-import { parameterNames } from '../../src/typed/index.js';
+import { type GeneratedContracts, parameterNames } from '../../src/typed/index.js';
 import contracts from '../fixtures/extract/contracts.generated.js';
 import { set_counter, setCounter } from '../fixtures/extract/primitives.js';
 
@@ -85,6 +85,44 @@ describe('binding a generated contract at registration', () => {
       error: { type: 'invalid_arguments', issues: [{ path: '$.count' }] },
     });
   });
+});
+
+test('an absent positional argument is undefined, never a property of Object.prototype', async () => {
+  const handmade: GeneratedContracts = {
+    format: 1,
+    inputsHash: 'sha256:0',
+    sources: ['handmade.ts'],
+    tools: {
+      echo_names: {
+        contract: {
+          name: 'echo_names',
+          description: 'Echo which optional arguments came.',
+          category: 'read',
+          parameters: {
+            type: 'object',
+            properties: { toString: { type: 'string' }, constructor: { type: 'string' } },
+            additionalProperties: false,
+          },
+        },
+        call: { style: 'positional', parameters: ['toString', 'constructor'], context: false },
+        source: 'handmade.ts',
+      },
+    },
+  };
+  // biome-ignore lint/suspicious/noShadowRestrictedNames: the parameter names are the point of the test.
+  function echo_names(toString?: string, constructor?: string) {
+    return [typeof toString, typeof constructor];
+  }
+  const echo = new Registry().register(tool(echo_names, { contracts: handmade })).get('echo_names')!;
+  const context = {
+    signal: new AbortController().signal,
+    tool: echo.contract,
+    callId: undefined,
+    state: undefined,
+  };
+  // Called directly: validation is the registry's concern, the spreading is the tool's.
+  expect(await echo.execute({}, context)).toEqual(['undefined', 'undefined']);
+  expect(await echo.execute({ toString: 'a' }, context)).toEqual(['string', 'undefined']);
 });
 
 describe('parameterNames reads what the run time can see', () => {
