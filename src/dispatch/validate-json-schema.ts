@@ -29,6 +29,8 @@ export function sharedAjv(): Ajv2020 {
       allErrors: true,
       strict: false,
       useDefaults: true,
+      // Read only own properties: `required: ["constructor"]` must not be met by `{}`.
+      ownProperties: true,
       validateFormats: true,
       logger: false,
     });

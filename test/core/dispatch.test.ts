@@ -652,3 +652,28 @@ describe('observers', () => {
     expect(records[0]?.arguments).toEqual({ text: 'yes', count: 1 });
   });
 });
+
+describe('parameters named like Object.prototype members', () => {
+  test('are required and typed as their own properties, never met through the prototype', async () => {
+    const tool = defineTool({
+      name: 'protonames',
+      description: 'Parameters with awkward names.',
+      category: 'read',
+      input: {
+        type: 'object',
+        properties: { constructor: { type: 'string' }, toString: { type: 'string' } },
+        required: ['constructor'],
+      },
+      execute: (args) => args,
+    });
+    const registry = new Registry().register(tool);
+    const missing = await registry.call('protonames', {});
+    expect(
+      isErrorType(missing, 'invalid_arguments') && missing.error.issues.map((issue) => issue.path),
+    ).toEqual(['$.constructor']);
+    expect(await registry.call('protonames', { constructor: 'x' })).toEqual({
+      ok: true,
+      result: { constructor: 'x' },
+    });
+  });
+});
