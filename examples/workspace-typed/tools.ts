@@ -1,11 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { lstat, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join, relative, sep } from 'node:path';
-import { ToolError, type ToolExecuteContext, tool, toolsOf } from '../../src/index.js';
-import { ensureParent, resolveInWorkspace } from '../workspace/paths.js';
+import { type ToolExecuteContext, tool, toolsOf } from '../../src/index.js';
+import { grepFiles, listFolder, readTextFile, writeTextFile } from '../workspace/operations.js';
 import contracts from './contracts.generated.js';
-
-const MAX_READ_BYTES = 256 * 1024;
 
 /** What read_file returns. */
 export interface FileText {
@@ -104,35 +99,7 @@ export class WorkspaceTools {
     /** @integer @minimum 1 */ start_line?: number,
     /** @integer @minimum 1 @maximum 10000 */ line_count?: number,
   ): Promise<FileText> {
-    const file = await resolveInWorkspace(this.root, path);
-    const info = await stat(file);
-    if (!info.isFile()) {
-      throw new ToolError(`"${path}" is a folder, not a file.`, {
-        type: 'not_a_file',
-        hint: 'Call list_dir on it instead.',
-      });
-    }
-    const ranged = start_line !== undefined || line_count !== undefined;
-    if (info.size > MAX_READ_BYTES && !ranged) {
-      throw new ToolError(
-        `"${path}" has ${info.size} bytes, more than the ${MAX_READ_BYTES} that can be read at once.`,
-        {
-          type: 'file_too_large',
-          hint: 'Read it in parts with start_line and line_count, or grep for what you need.',
-        },
-      );
-    }
-    const bytes = await readFile(file);
-    if (looksBinary(bytes)) {
-      throw new ToolError(`"${path}" is a binary file; read_file reads text only.`, { type: 'binary_file' });
-    }
-    let lines = bytes.toString('utf8').split('\n');
-    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-    if (ranged) {
-      const from = (start_line ?? 1) - 1;
-      lines = lines.slice(from, line_count === undefined ? undefined : from + line_count);
-    }
-    return { path, lines: lines.length, content: lines.join('\n') };
+    return readTextFile(this.root, path, start_line, line_count);
   }
 
   /**
@@ -148,29 +115,7 @@ export class WorkspaceTools {
    */
   @tool({ category: 'read', title: 'List folder', contracts })
   async list_dir(path = '.'): Promise<FolderListing> {
-    const folder = await resolveInWorkspace(this.root, path);
-    if (!(await stat(folder)).isDirectory()) {
-      throw new ToolError(`"${path}" is a file, not a folder.`, {
-        type: 'not_a_folder',
-        hint: 'Call read_file on it instead.',
-      });
-    }
-    const dirents = (await readdir(folder, { withFileTypes: true })).sort((a, b) =>
-      a.name < b.name ? -1 : 1,
-    );
-    const entries: FolderEntry[] = [];
-    for (const entry of dirents.slice(0, 1000)) {
-      const type = entry.isSymbolicLink()
-        ? 'link'
-        : entry.isDirectory()
-          ? 'folder'
-          : entry.isFile()
-            ? 'file'
-            : 'other';
-      const size = type === 'file' ? (await stat(join(folder, entry.name))).size : 0;
-      entries.push({ name: entry.name, type, size });
-    }
-    return { path, entries, truncated: dirents.length > 1000 };
+    return listFolder(this.root, path);
   }
 
   /**
@@ -191,42 +136,7 @@ export class WorkspaceTools {
     { pattern, path = '.', regex = false, ignore_case = false, max_results = 100 }: GrepOptions,
     { signal }: ToolExecuteContext,
   ): Promise<GrepResult> {
-    const start = await resolveInWorkspace(this.root, path);
-    const rootReal = await resolveInWorkspace(this.root, '.');
-    const matcher = makeMatcher(pattern, regex, ignore_case);
-    const matches: GrepMatch[] = [];
-    let truncated = false;
-    const visit = async (current: string): Promise<void> => {
-      if (truncated || signal.aborted) return;
-      const info = await stat(current);
-      if (info.isDirectory()) {
-        for (const name of (await readdir(current)).sort()) {
-          if (name === 'node_modules' || name === '.git') continue;
-          // Links are not followed, so a search never leaves the workspace.
-          const child = join(current, name);
-          if (!(await lstat(child)).isSymbolicLink()) await visit(child);
-        }
-        return;
-      }
-      if (!info.isFile() || info.size > 1024 * 1024) return;
-      const bytes = await readFile(current);
-      if (looksBinary(bytes)) return;
-      const lines = bytes.toString('utf8').split('\n');
-      for (const [index, line] of lines.entries()) {
-        if (!matcher(line)) continue;
-        if (matches.length >= max_results) {
-          truncated = true;
-          return;
-        }
-        matches.push({
-          path: relative(rootReal, current).split(sep).join('/'),
-          line: index + 1,
-          text: line.slice(0, 500),
-        });
-      }
-    };
-    await visit(start);
-    return { matches, truncated };
+    return grepFiles(this.root, { pattern, path, regex, ignore_case, max_results }, signal);
   }
 
   /**
@@ -255,62 +165,11 @@ export class WorkspaceTools {
     /** @minLength 1 */ path: string,
     /** @maxLength 1000000 */ content: string,
   ): Promise<WriteResult> {
-    const target = await resolveInWorkspace(this.root, path, { mustExist: false });
-    const existing = await stat(target).catch(() => undefined);
-    if (existing?.isDirectory())
-      throw new ToolError(`"${path}" is a folder; give a file path.`, { type: 'not_a_file' });
-    await ensureParent(this.root, target, path);
-    const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
-    const data = Buffer.from(content, 'utf8');
-    const handle = await open(temporary, 'wx', 0o644);
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-      await handle.close();
-      await rename(temporary, target);
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      await rm(temporary, { force: true });
-      throw error;
-    }
-    return { path, bytes: data.length, created: existing === undefined };
+    return writeTextFile(this.root, path, content);
   }
 }
 
 /** The type-first workspace tools, confined to `root`. */
 export function createTypedWorkspaceTools(root: string) {
   return toolsOf(new WorkspaceTools(root));
-}
-
-function looksBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, 8192).includes(0);
-}
-
-// A pattern that nests quantifiers, like (a+)+ or (a|aa)*, can take exponential time on a crafted line.
-const NESTED_QUANTIFIER =
-  /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]|\((?:[^()\\]|\\.)*\|(?:[^()\\]|\\.)*\)\s*[+*{]/;
-
-function makeMatcher(pattern: string, regex: boolean, ignoreCase: boolean): (line: string) => boolean {
-  if (!regex) {
-    const needle = ignoreCase ? pattern.toLowerCase() : pattern;
-    return ignoreCase ? (line) => line.toLowerCase().includes(needle) : (line) => line.includes(needle);
-  }
-  if (NESTED_QUANTIFIER.test(pattern)) {
-    throw new ToolError(
-      'The regular expression repeats a group that itself repeats, which can take exponential time.',
-      {
-        type: 'unsafe_pattern',
-        hint: 'Simplify the pattern (e.g. "a+" instead of "(a+)+"), or search for a literal string with regex false.',
-      },
-    );
-  }
-  try {
-    const compiled = new RegExp(pattern, ignoreCase ? 'i' : '');
-    return (line) => compiled.test(line);
-  } catch (error) {
-    throw new ToolError(`The regular expression is invalid: ${(error as Error).message}.`, {
-      type: 'invalid_pattern',
-      hint: 'Fix the expression, or set regex to false to search for the text literally.',
-    });
-  }
 }
