@@ -2,7 +2,7 @@ import type { ToolContract } from '../contract/index.js';
 import { aliasedName } from './adapter-context.js';
 import { DiagnosticSink, type ToolDiagnostics } from './diagnostics.js';
 import { checkLocalRefs } from './local-refs.js';
-import { returnsLine, withReturns } from './returns.js';
+import { describeWithReturns } from './returns.js';
 import { ANTHROPIC_STRICT, toStrictSchema } from './strict-schema.js';
 import type { AnthropicTool, SchemaOptions } from './types.js';
 
@@ -28,17 +28,7 @@ export function anthropicTool(
 ): AnthropicTool {
   const name = aliasedName(contract, 'anthropic', diagnostics);
   const strict = options.strict === true;
-  const description =
-    (options.returns ?? 'auto') === 'omit'
-      ? contract.description
-      : withReturns(contract.description, contract);
-  if (description !== contract.description) {
-    diagnostics.report(
-      '$.returns',
-      'returns_described',
-      `"${returnsLine(contract)}" is appended to the description`,
-    );
-  }
+  const description = describeWithReturns(contract, options, diagnostics, { hasSlot: false });
   checkLocalRefs(contract.parameters, '$.parameters', diagnostics);
   const schema = strict
     ? toStrictSchema(contract.parameters, ANTHROPIC_STRICT, diagnostics, '$.parameters')

@@ -3,7 +3,7 @@ import { aliasedName, hasNoParameters } from './adapter-context.js';
 import { DiagnosticSink, type ToolDiagnostics } from './diagnostics.js';
 import { toGeminiSchema } from './gemini-schema.js';
 import { checkLocalRefs } from './local-refs.js';
-import { returnsLine, withReturns } from './returns.js';
+import { describeWithReturns } from './returns.js';
 import { childPath, isRecord } from './schema-node.js';
 import type { GeminiFunctionDeclaration, SchemaOptions } from './types.js';
 
@@ -60,17 +60,7 @@ export function geminiFunctionDeclaration(
   const json = options.gemini === 'json-schema';
   const mode = options.returns ?? 'auto';
   const slot = mode === 'auto' ? contract.returns?.schema : undefined;
-  let description = contract.description;
-  if (mode === 'description') description = withReturns(description, contract);
-  else if (mode === 'auto' && contract.returns?.description)
-    description = `${description}\n\nReturns: ${contract.returns.description.trim()}`;
-  if (mode === 'description' && description !== contract.description) {
-    diagnostics.report(
-      '$.returns',
-      'returns_described',
-      `"${returnsLine(contract)}" is appended to the description`,
-    );
-  }
+  const description = describeWithReturns(contract, options, diagnostics, { hasSlot: true });
   const out: { -readonly [K in keyof GeminiFunctionDeclaration]: GeminiFunctionDeclaration[K] } = {
     name,
     description,

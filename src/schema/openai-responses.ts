@@ -3,7 +3,7 @@ import { aliasedName } from './adapter-context.js';
 import { DiagnosticSink, type ToolDiagnostics } from './diagnostics.js';
 import { checkLocalRefs } from './local-refs.js';
 import { openaiParameters } from './openai.js';
-import { returnsLine, withReturns } from './returns.js';
+import { describeWithReturns } from './returns.js';
 import type { OpenAIResponsesTool, SchemaOptions } from './types.js';
 
 /**
@@ -36,18 +36,10 @@ export function openaiResponsesTool(
   const strict = options.strict === true;
   const mode = options.returns ?? 'auto';
   const slot = mode === 'auto' ? contract.returns?.schema : undefined;
-  let description = contract.description;
-  if (mode === 'description') description = withReturns(description, contract);
-  else if (mode === 'auto' && contract.returns?.description)
-    description = `${description}\n\nReturns: ${contract.returns.description.trim()}`;
-  if (mode === 'description' && description !== contract.description) {
-    diagnostics.report(
-      '$.returns',
-      'returns_described',
-      `"${returnsLine(contract)}" is appended to the description`,
-      'info',
-    );
-  }
+  const description = describeWithReturns(contract, options, diagnostics, {
+    hasSlot: true,
+    severity: 'info',
+  });
   if (slot) checkLocalRefs(slot, '$.returns.schema', diagnostics);
   return {
     type: 'function',

@@ -2,7 +2,7 @@ import type { JsonSchema, ToolContract } from '../contract/index.js';
 import { aliasedName } from './adapter-context.js';
 import { DiagnosticSink, type ToolDiagnostics } from './diagnostics.js';
 import { checkLocalRefs } from './local-refs.js';
-import { returnsLine, withReturns } from './returns.js';
+import { describeWithReturns } from './returns.js';
 import { OPENAI_STRICT, toStrictSchema } from './strict-schema.js';
 import type { OpenAIChatTool, SchemaOptions } from './types.js';
 
@@ -27,17 +27,7 @@ export function openaiTool(
 ): OpenAIChatTool {
   const name = aliasedName(contract, 'openai', diagnostics);
   const strict = options.strict === true;
-  const description =
-    (options.returns ?? 'auto') === 'omit'
-      ? contract.description
-      : withReturns(contract.description, contract);
-  if (description !== contract.description) {
-    diagnostics.report(
-      '$.returns',
-      'returns_described',
-      `"${returnsLine(contract)}" is appended to the description`,
-    );
-  }
+  const description = describeWithReturns(contract, options, diagnostics, { hasSlot: false });
   return {
     type: 'function',
     function: {

@@ -1,5 +1,7 @@
 import type { ToolContract } from '../contract/index.js';
+import type { ToolDiagnostics } from './diagnostics.js';
 import { isRecord, typesOf } from './schema-node.js';
+import type { SchemaDiagnostic, SchemaOptions } from './types.js';
 
 /**
  * The return contract as one line of text, for providers with no slot for it:
@@ -23,6 +25,45 @@ export function returnsLine(contract: ToolContract): string {
 export function withReturns(description: string, contract: ToolContract): string {
   const line = returnsLine(contract);
   return line ? `${description}\n\n${line}` : description;
+}
+
+/**
+ * The description a provider reads, with the return contract placed by `options.returns`:
+ * - no slot for it (`hasSlot` false): appended as a line unless `omit`;
+ * - a slot (Responses, Gemini): under `auto` the slot carries the schema and only the return
+ *   description joins the text; under `description` the whole line is appended.
+ * Moving the contract into words is reported, so it is never silent.
+ *
+ * @example
+ * describeWithReturns(contract, {}, diagnostics, { hasSlot: false }); // '…\n\nReturns: The file text.'
+ */
+export function describeWithReturns(
+  contract: ToolContract,
+  options: SchemaOptions,
+  diagnostics: ToolDiagnostics,
+  placement: { readonly hasSlot: boolean; readonly severity?: SchemaDiagnostic['severity'] },
+): string {
+  const mode = options.returns ?? 'auto';
+  let description = contract.description;
+  let moved = false;
+  if (!placement.hasSlot) {
+    if (mode !== 'omit') description = withReturns(description, contract);
+    moved = description !== contract.description;
+  } else if (mode === 'description') {
+    description = withReturns(description, contract);
+    moved = description !== contract.description;
+  } else if (mode === 'auto' && contract.returns?.description) {
+    description = `${description}\n\nReturns: ${contract.returns.description.trim()}`;
+  }
+  if (moved) {
+    diagnostics.report(
+      '$.returns',
+      'returns_described',
+      `"${returnsLine(contract)}" is appended to the description`,
+      placement.severity,
+    );
+  }
+  return description;
 }
 
 function summarize(schema: unknown, depth: number): string {
