@@ -1,13 +1,8 @@
-import { resolve } from 'node:path';
-import { type AuditLog, openAuditLog } from '../../policy/audit-log.js';
-import { definePolicy } from '../../policy/define-policy.js';
-import { loadPolicyFile, loadPolicyFromConfig } from '../../policy/load-policy.js';
-import type { Policy } from '../../policy/policy.js';
-import { PolicyError } from '../../policy/policy-error.js';
 import { type ApprovalRequest, createPolicyGate, type PolicyApprover } from '../../policy/policy-gate.js';
 import { redactValue } from '../../policy/redact.js';
 import { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';
+import { choosePolicy, openAuditOption } from '../gate-options.js';
 import type { CliIo, Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { loadRegistry } from '../load-module.js';
@@ -55,16 +50,7 @@ export const command: Command = {
     }
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
     const loaded = await loadRegistry(modulePath, io.cwd);
-    let audit: AuditLog | undefined;
-    if (typeof flags.audit === 'string') {
-      try {
-        audit = openAuditLog(resolve(io.cwd, flags.audit));
-      } catch (error) {
-        throw new UsageError(
-          `Cannot open the audit log "${flags.audit}": ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
-        );
-      }
-    }
+    const audit = openAuditOption(flags.audit, io.cwd);
     try {
       const gate = createPolicyGate(policy, {
         approver: approverFor(io, flags.yes === true),
@@ -79,16 +65,6 @@ export const command: Command = {
     }
   },
 };
-
-async function choosePolicy(file: string | undefined, cwd: string): Promise<Policy> {
-  try {
-    if (file !== undefined) return loadPolicyFile(resolve(cwd, file));
-    return (await loadPolicyFromConfig(cwd)) ?? definePolicy({ rules: [] });
-  } catch (error) {
-    if (error instanceof PolicyError) throw new UsageError(error.message);
-    throw error;
-  }
-}
 
 /** `--yes` approves; a terminal asks y/N; anything else refuses, saying how to approve. */
 function approverFor(io: CliIo, yes: boolean): PolicyApprover {

@@ -1,12 +1,7 @@
-import { resolve } from 'node:path';
-import { type AuditLog, openAuditLog } from '../../policy/audit-log.js';
-import { definePolicy } from '../../policy/define-policy.js';
-import { loadPolicyFile, loadPolicyFromConfig } from '../../policy/load-policy.js';
-import type { Policy } from '../../policy/policy.js';
-import { PolicyError } from '../../policy/policy-error.js';
 import { createPolicyGate } from '../../policy/policy-gate.js';
 import { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';
+import { choosePolicy, openAuditOption } from '../gate-options.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { loadRegistry } from '../load-module.js';
@@ -75,16 +70,7 @@ export const command: Command = {
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
     const loaded = await loadRegistry(modulePath, io.cwd);
     const mcp = await import('../../mcp/index.js');
-    let audit: AuditLog | undefined;
-    if (typeof flags.audit === 'string') {
-      try {
-        audit = openAuditLog(resolve(io.cwd, flags.audit));
-      } catch (error) {
-        throw new UsageError(
-          `Cannot open the audit log "${flags.audit}": ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
-        );
-      }
-    }
+    const audit = openAuditOption(flags.audit, io.cwd);
     const gate = createPolicyGate(policy, audit ? { observe: audit.observe } : {});
     // Asks go to the registry's approver: the user at the MCP client, where it can elicit.
     const registry = new Registry({ ...gate.registryOptions, approver: mcp.elicitationApprover() }).register(
@@ -142,16 +128,6 @@ export const command: Command = {
 };
 
 /** The policy of `--policy`, else the configuration's, else the category defaults. */
-async function choosePolicy(file: string | undefined, cwd: string): Promise<Policy> {
-  try {
-    if (file !== undefined) return loadPolicyFile(resolve(cwd, file));
-    return (await loadPolicyFromConfig(cwd)) ?? definePolicy({ rules: [] });
-  } catch (error) {
-    if (error instanceof PolicyError) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
 /** Resolves with the name of the first SIGINT or SIGTERM; `dispose` removes the listeners. */
 function stopSignal(): { signalled: Promise<string>; dispose: () => void } {
   let onSignal: (signal: string) => void = () => {};

@@ -1,0 +1,34 @@
+/** The `--policy` and `--audit` options that `toolpact call` and `toolpact serve` share. */
+import { resolve } from 'node:path';
+import { type AuditLog, openAuditLog } from '../policy/audit-log.js';
+import { definePolicy } from '../policy/define-policy.js';
+import { loadPolicyFile, loadPolicyFromConfig } from '../policy/load-policy.js';
+import type { Policy } from '../policy/policy.js';
+import { PolicyError } from '../policy/policy-error.js';
+import { UsageError } from './io.js';
+
+/** Opens the audit log an `--audit <file>` option names, or nothing; a file that cannot be opened is a usage error. */
+export function openAuditOption(file: string | boolean | undefined, cwd: string): AuditLog | undefined {
+  if (typeof file !== 'string') return undefined;
+  try {
+    return openAuditLog(resolve(cwd, file));
+  } catch (error) {
+    throw new UsageError(
+      `Cannot open the audit log "${file}": ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+    );
+  }
+}
+
+/**
+ * The policy a command gates with: the file `--policy` names, else the `policy` section of
+ * `toolpact.config.*`, else the category defaults. An invalid policy is a usage error naming the bad rule.
+ */
+export async function choosePolicy(file: string | undefined, cwd: string): Promise<Policy> {
+  try {
+    if (file !== undefined) return loadPolicyFile(resolve(cwd, file));
+    return (await loadPolicyFromConfig(cwd)) ?? definePolicy({ rules: [] });
+  } catch (error) {
+    if (error instanceof PolicyError) throw new UsageError(error.message);
+    throw error;
+  }
+}
