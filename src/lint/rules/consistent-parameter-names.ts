@@ -38,7 +38,7 @@ const SAME_WORD: { readonly [word: string]: string } = {
 // Words that qualify a concept without changing it: `file_path` is the `path` of `read_file`.
 const QUALIFIERS = new Set(['file', 'input', 'the', 'target', 'given']);
 
-/** Consistency: one concept, one parameter name across the set (the seed's `path` versus `file_path`). */
+/** Consistency: one concept, one parameter name across the set (`path` in one tool, `file_path` in another). */
 export const consistentParameterNames = createRule({
   name: 'consistent-parameter-names',
   meta: {
