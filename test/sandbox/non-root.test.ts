@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expect, test } from 'vitest';
+import { bubblewrap } from '../support/bubblewrap.js';
 import { processesWith } from './support.js';
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -13,7 +14,7 @@ const NOBODY = 65534;
 // As root the sandbox bounds processes with its PID namespace's pid_max (escape.test.ts covers it);
 // as any other user it uses RLIMIT_NPROC. Running as root, this test covers the other path by
 // starting the sandbox as the unprivileged user "nobody". As non-root, escape.test.ts already runs it.
-test.runIf(process.getuid?.() === 0)(
+test.runIf(bubblewrap.ok && process.getuid?.() === 0)(
   'as an unprivileged user, a fork bomb is stopped by RLIMIT_NPROC',
   async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolpact-nonroot-'));
