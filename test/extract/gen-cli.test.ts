@@ -179,12 +179,12 @@ test('reports bad doc tags, missing descriptions and categories, and duplicate n
     (match) => `${match[1]} ${match[2]}`,
   );
   expect(codes).toEqual([
-    '9 invalid_tag',
-    '14 tag_mismatch',
-    '19 invalid_tag',
-    '24 invalid_tag',
-    '29 invalid_tag',
-    '41 invalid_tag',
+    '7 invalid_tag',
+    '12 tag_mismatch',
+    '17 invalid_tag',
+    '22 invalid_tag',
+    '27 invalid_tag',
+    '35 invalid_tag',
     '47 missing_description',
     '47 missing_category',
     '58 missing_category',

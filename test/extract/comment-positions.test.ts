@@ -1,0 +1,128 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { extractContracts, SCHEMA_TAGS, TOOL_TAGS } from '../../src/extract/index.js';
+import type { GeneratedContracts } from '../../src/typed/index.js';
+import { FIXTURES_DIR, GENERATED } from './support.js';
+
+// The fixture that holds every supported tag in every place a doc comment may sit; its golden contract
+// is checked by fixtures.test.ts with the others. Here: that it really uses every tag everywhere, and
+// that every tag it uses reaches the contract.
+const FIXTURE = join(FIXTURES_DIR, 'comment-positions.ts');
+
+/** Where a tool's comment may sit, and where a parameter's may. */
+const TOOL_POSITIONS = [
+  'declaration',
+  'const',
+  'inline function',
+  'inline arrow',
+  'method',
+  'default export',
+  'destructured object parameter',
+] as const;
+const MEMBER_POSITIONS = ['property comment', 'parameter comment'] as const;
+type Position = (typeof TOOL_POSITIONS)[number] | (typeof MEMBER_POSITIONS)[number];
+
+const schemaTags = Object.keys(SCHEMA_TAGS);
+
+/** The position of a doc comment, from the node the compiler attached it to. */
+function positionOf(host: ts.Node): Position | undefined {
+  if (ts.isParameter(host)) return 'parameter comment';
+  if (ts.isPropertySignature(host)) return 'property comment';
+  if (ts.isMethodDeclaration(host)) return 'method';
+  if (ts.isExportAssignment(host)) return 'default export';
+  if (ts.isFunctionDeclaration(host)) {
+    const [only] = host.parameters;
+    return only && ts.isObjectBindingPattern(only.name) ? 'destructured object parameter' : 'declaration';
+  }
+  if (ts.isVariableStatement(host)) {
+    const initializer = host.declarationList.declarations[0]?.initializer;
+    if (initializer && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer)))
+      return 'const';
+    const target = initializer && ts.isCallExpression(initializer) ? initializer.arguments[0] : undefined;
+    if (target && ts.isFunctionExpression(target)) return 'inline function';
+    if (target && ts.isArrowFunction(target)) return 'inline arrow';
+  }
+  return undefined;
+}
+
+/** The tags written in each position of the fixture, as the compiler parses them. */
+function tagsByPosition(): Map<Position, Set<string>> {
+  const file = ts.createSourceFile(FIXTURE, readFileSync(FIXTURE, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const found = new Map<Position, Set<string>>();
+  const visit = (node: ts.Node): void => {
+    for (const doc of ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc)) {
+      if (doc.parent !== node) continue;
+      const position = positionOf(node);
+      if (!position) continue;
+      const tags = found.get(position) ?? new Set<string>();
+      for (const tag of doc.tags ?? []) tags.add(tag.tagName.text);
+      found.set(position, tags);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+let contracts: GeneratedContracts;
+beforeAll(() => {
+  const result = extractContracts({ files: [FIXTURE], output: GENERATED });
+  if (!result.ok) throw new Error(JSON.stringify(result.diagnostics, null, 2));
+  contracts = result.contracts;
+});
+
+describe('the comment-positions fixture', () => {
+  const found = tagsByPosition();
+
+  test.each(TOOL_POSITIONS)(
+    'a tool comment in position "%s" uses every tool tag and every schema tag',
+    (position) => {
+      const tags = found.get(position) ?? new Set<string>();
+      const wanted = [
+        'param',
+        ...TOOL_TAGS.filter((tag) => tag !== 'return' && tag !== 'returns'),
+        ...schemaTags,
+      ];
+      expect(wanted.filter((tag) => !tags.has(tag))).toEqual([]);
+      expect(tags.has('returns') || tags.has('return')).toBe(true);
+    },
+  );
+
+  test.each(MEMBER_POSITIONS)('position "%s" uses every schema tag', (position) => {
+    const tags = found.get(position) ?? new Set<string>();
+    expect(schemaTags.filter((tag) => !tags.has(tag))).toEqual([]);
+  });
+
+  test('every supported tag is used somewhere, and no other tag is', () => {
+    const used = new Set([...found.values()].flatMap((tags) => [...tags]));
+    const supported = new Set(['param', ...TOOL_TAGS, ...schemaTags]);
+    expect([...supported].filter((tag) => !used.has(tag))).toEqual([]);
+    expect([...used].filter((tag) => !supported.has(tag))).toEqual([]);
+  });
+
+  test('every tag it uses reaches the contract of every tool, and each position gives the same contract', () => {
+    const tools = Object.values(contracts.tools);
+    expect(tools).toHaveLength(TOOL_POSITIONS.length + MEMBER_POSITIONS.length);
+    // The keyword each schema tag becomes: its own name, but for these two.
+    const keyword = (tag: string) => (tag === 'integer' ? 'type' : tag === 'example' ? 'examples' : tag);
+    for (const { contract } of tools) {
+      const properties = Object.values(
+        (contract.parameters as { properties: Record<string, Record<string, unknown>> }).properties,
+      );
+      const keywords = new Set(properties.flatMap((property) => Object.keys(property)));
+      expect(
+        schemaTags.filter((tag) => !keywords.has(keyword(tag))),
+        contract.name,
+      ).toEqual([]);
+      expect(properties.some((property) => property.type === 'integer')).toBe(true);
+      expect(properties.every((property) => typeof property.description === 'string')).toBe(true);
+      expect(contract.category).toBe('read');
+      expect(contract.returns?.description).toBe('The tally as one line.');
+      expect(contract.examples).toEqual([{ arguments: { label: 'abc', tags: ['a'] } }]);
+    }
+    const shapes = new Set(tools.map(({ contract }) => JSON.stringify(contract.parameters)));
+    expect(shapes.size).toBe(1);
+  });
+});
