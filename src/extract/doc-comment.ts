@@ -12,6 +12,8 @@ import type { Report } from './schema-builder.js';
  */
 export const TOOL_TAGS: readonly string[] = ['category', 'returns', 'return', 'example'];
 
+const READ_TAGS = [...new Set(['param', ...TOOL_TAGS, ...Object.keys(SCHEMA_TAGS)])];
+
 /** What one `@param` says: its text, and the schema tags written after it. */
 export interface ParamDoc {
   /** The name as written: `path`, or `options.path` for a member of the parameter object. */
@@ -51,17 +53,12 @@ export interface OwnComment {
  * comment.params.find((param) => param.name === 'path')?.description;
  */
 export function readToolComment(hosts: readonly ts.Node[], tool: string, report: Report): ToolComment {
-  const seen = new Set<ts.JSDoc>();
+  const seen = new Set<number>();
   const found: ts.JSDoc[] = [];
   for (const host of hosts) {
-    // The comment nearest the declaration first: it is the one the compiler treats as its doc.
-    const own = ts
-      .getJSDocCommentsAndTags(host)
-      .filter(ts.isJSDoc)
-      .sort((a, b) => b.pos - a.pos);
-    for (const doc of own) {
-      if (seen.has(doc)) continue;
-      seen.add(doc);
+    for (const doc of commentsOf(host)) {
+      if (seen.has(doc.pos)) continue;
+      seen.add(doc.pos);
       found.push(doc);
     }
   }
@@ -115,11 +112,7 @@ export function readToolComment(hosts: readonly ts.Node[], tool: string, report:
  * const own = readOwnComment(parameter, `parameter "count" of tool "tally"`, report);
  */
 export function readOwnComment(node: ts.Node, what: string, report: Report): OwnComment {
-  const docs = ts
-    .getJSDocCommentsAndTags(node)
-    .filter(ts.isJSDoc)
-    .sort((a, b) => b.pos - a.pos);
-  const doc = docs[0];
+  const doc = commentsOf(node)[0];
   if (!doc) return { description: '', tags: [] };
   const tags: DocTag[] = [];
   for (const tag of doc.tags ?? []) {
@@ -141,11 +134,7 @@ export function reportUnread(tag: ts.JSDocTag, where: string, report: Report): v
   report(
     tag,
     'invalid_tag',
-    `@${name} in ${where} is not a tag toolpact reads, so its text would not reach the model; put what it says into the description, or remove it (the tags read are @param, ${TOOL_TAGS.map((entry) => `@${entry}`).join(', ')} and the schema tags ${Object.keys(
-      SCHEMA_TAGS,
-    )
-      .map((entry) => `@${entry}`)
-      .join(', ')}).`,
+    `@${name} in ${where} is not a tag toolpact reads, so its text would not reach the model; put what it says into the description, or remove it. The tags read: ${READ_TAGS.map((entry) => `@${entry}`).join(' ')}.`,
   );
 }
 
@@ -157,6 +146,28 @@ export function reportUnread(tag: ts.JSDocTag, where: string, report: Report): v
  */
 export function commentText(comment: string | ts.NodeArray<ts.JSDocComment> | undefined): string {
   return (ts.getTextOfJSDocComment(comment) ?? '').trim();
+}
+
+/**
+ * The doc comments attached to `host`, nearest first (the one the compiler treats as its doc). The
+ * compiler attaches none to a call, so for `[/** … *\/ tool(…)]` the comment just before the call is
+ * parsed on its own, at its place in the file, so what is reported about it points into the file.
+ */
+function commentsOf(host: ts.Node): ts.JSDoc[] {
+  if (!ts.isCallExpression(host)) {
+    return ts
+      .getJSDocCommentsAndTags(host)
+      .filter(ts.isJSDoc)
+      .sort((a, b) => b.pos - a.pos);
+  }
+  const file = host.getSourceFile();
+  const last = ts.getLeadingCommentRanges(file.text, host.getFullStart())?.at(-1);
+  const text = last ? file.text.slice(last.pos, last.end) : '';
+  if (!last || !text.startsWith('/**') || text === '/**/') return [];
+  const padding = file.text.slice(0, last.pos).replace(/[^\r\n]/g, ' ');
+  const alone = ts.createSourceFile(file.fileName, `${padding}${text}\n0;`, ts.ScriptTarget.Latest, true);
+  const [statement] = alone.statements;
+  return statement ? ts.getJSDocCommentsAndTags(statement).filter(ts.isJSDoc) : [];
 }
 
 function entityName(name: ts.EntityName): string {

@@ -17,7 +17,7 @@ export interface ToolDeclaration {
   readonly site: ts.Node;
   /**
    * The nodes a doc comment describing the tool may be attached to, nearest the function first: the
-   * function itself, the `const` it is assigned to, and what holds the `tool(…)` call.
+   * function itself, the `const` it is assigned to, the `tool(…)` call, and what holds the call.
    */
   readonly docSources: readonly ts.Node[];
   /** The options object literal, when it is one. */
@@ -133,6 +133,7 @@ function fromCall(
     );
     return undefined;
   }
+  docSources.push(call);
   if (enclosing) docSources.push(enclosing);
   const name = facts.name ?? ownName;
   if (!name) {

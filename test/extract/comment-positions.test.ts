@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { extractContracts, SCHEMA_TAGS, TOOL_TAGS } from '../../src/extract/index.js';
 import type { GeneratedContracts } from '../../src/typed/index.js';
-import { FIXTURES_DIR, GENERATED } from './support.js';
+import { FIXTURES_DIR, GENERATED, PROJECT_DIR } from './support.js';
 
 // The fixture that holds every supported tag in every place a doc comment may sit; its golden contract
 // is checked by fixtures.test.ts with the others. Here: that it really uses every tag everywhere, and
@@ -124,5 +125,122 @@ describe('the comment-positions fixture', () => {
     }
     const shapes = new Set(tools.map(({ contract }) => JSON.stringify(contract.parameters)));
     expect(shapes.size).toBe(1);
+  });
+});
+
+describe('the forms of tool() read their doc comment whole', () => {
+  const INDEX = join(PROJECT_DIR, 'src', 'index.js');
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'toolpact-comments-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  function extract(source: string) {
+    writeFileSync(
+      join(dir, 'tools.ts'),
+      `import { tool } from ${JSON.stringify(INDEX)};\nimport contracts from './contracts.generated.js';\n${source}`,
+    );
+    return extractContracts({ files: ['tools.ts'], output: 'contracts.generated.ts', cwd: dir });
+  }
+
+  function parameters(result: ReturnType<typeof extract>, name: string) {
+    if (!result.ok) throw new Error(JSON.stringify(result.diagnostics, null, 2));
+    return (result.contracts.tools[name]!.contract.parameters as { properties: Record<string, unknown> })
+      .properties;
+  }
+
+  const COMMENT = `/**
+ * Read a text file.
+ *
+ * @category read
+ * @param path File path relative to the root. @minLength 1
+ * @param mode Text, or one string per line.
+ * @returns The text that was read.
+ */`;
+  const PATH = { type: 'string', description: 'File path relative to the root.', minLength: 1 };
+
+  test.each([
+    [
+      'an inline function',
+      `export const read_text = tool(function read_text(path: string, mode: Mode = 'text') { return path + mode; }, { contracts });`,
+    ],
+    [
+      'an inline arrow',
+      `export const read_text = tool((path: string, mode: Mode = 'text') => path + mode, { name: 'read_text', contracts });`,
+    ],
+    [
+      'export default tool(…)',
+      `export default tool(function read_text(path: string, mode: Mode = 'text') { return path + mode; }, { contracts });`,
+    ],
+    [
+      'a property',
+      `export const tools = { read: tool((path: string, mode: Mode = 'text') => path + mode, { name: 'read_text', contracts }) };`,
+    ],
+  ])('%s, with the comment above it', (_form, declaration) => {
+    const [before, after] = declaration.startsWith('export const tools')
+      ? [
+          `export const tools = {\n${COMMENT}\n  read:`,
+          declaration.slice('export const tools = { read:'.length),
+        ]
+      : [`${COMMENT}\n`, declaration];
+    const result = extract(`type Mode = 'text' | 'lines';\n${before}${after}`);
+    expect(parameters(result, 'read_text')).toEqual({
+      path: PATH,
+      mode: {
+        type: 'string',
+        enum: ['text', 'lines'],
+        description: 'Text, or one string per line.',
+        default: 'text',
+      },
+    });
+    expect(result.ok && result.contracts.tools.read_text!.contract.returns?.description).toBe(
+      'The text that was read.',
+    );
+  });
+
+  test('a comment just before the call, where the compiler attaches none', () => {
+    const result = extract(
+      `export const tools = [\n${COMMENT}\n  tool((path: string, mode: string = 'text') => path + mode, { name: 'read_text', contracts }),\n];`,
+    );
+    expect(parameters(result, 'read_text')).toEqual({
+      path: PATH,
+      mode: { type: 'string', description: 'Text, or one string per line.', default: 'text' },
+    });
+  });
+
+  test("@example on the line of a @param is its example; on a line of its own, the tool's", () => {
+    const result = extract(`/**
+ * Find text.
+ *
+ * @category search
+ * @param pattern What to look for. @minLength 1 @example "TODO"
+ * @example {"pattern": "FIXME"}
+ */
+export function find_text(pattern: string) { return pattern; }
+export const findText = tool(find_text, { contracts });`);
+    expect(parameters(result, 'find_text')).toEqual({
+      pattern: { type: 'string', description: 'What to look for.', minLength: 1, examples: ['TODO'] },
+    });
+    expect(result.ok && result.contracts.tools.find_text!.contract.examples).toEqual([
+      { arguments: { pattern: 'FIXME' } },
+    ]);
+  });
+
+  test('a schema tag in a comment with no @param before it is reported where it is written', () => {
+    const result = extract(`/**
+ * Find text. @minLength 1
+ *
+ * @category search
+ */
+export function find_text(pattern: string) { return pattern; }
+export const findText = tool(find_text, { contracts });`);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.diagnostics.map(({ code, line, column }) => ({ code, line, column }))).toEqual([
+      { code: 'invalid_tag', line: 4, column: 15 },
+    ]);
+    expect(result.diagnostics[0]!.message).toContain('belongs to no parameter');
+    expect(result.diagnostics[0]!.message).not.toContain(dir);
   });
 });
