@@ -227,6 +227,33 @@ export const findText = tool(find_text, { contracts });`);
     ]);
   });
 
+  test('a tag in a type that two tools and a result use is reported once, at the tag', () => {
+    const result = extract(`/** A note. */
+export interface Note {
+  /** The text. @see the style guide */
+  text: string;
+}
+/**
+ * Keep a note.
+ *
+ * @category write
+ */
+export function keep_note(note: Note): Note { return note; }
+/**
+ * Show a note.
+ *
+ * @category read
+ */
+export function show_note(note: Note) { return note.text; }
+export const keepNote = tool(keep_note, { contracts });
+export const showNote = tool(show_note, { contracts });`);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.diagnostics.map(({ code, line, column }) => ({ code, line, column }))).toEqual([
+      { code: 'invalid_tag', line: 5, column: 17 },
+    ]);
+  });
+
   test('a schema tag in a comment with no @param before it is reported where it is written', () => {
     const result = extract(`/**
  * Find text. @minLength 1
