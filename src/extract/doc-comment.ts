@@ -150,18 +150,24 @@ export function commentText(comment: string | ts.NodeArray<ts.JSDocComment> | un
 
 /**
  * The doc comments attached to `host`, nearest first (the one the compiler treats as its doc). The
- * compiler attaches none to a call, so for `[/** … *\/ tool(…)]` the comment just before the call is
- * parsed on its own, at its place in the file, so what is reported about it points into the file.
+ * compiler attaches none to a call (`[/** … *\/ tool(…)]`) nor to a comment between a method's
+ * decorators and the method; those are parsed on their own, at their place in the file, so what is
+ * reported about them points into the file.
  */
 function commentsOf(host: ts.Node): ts.JSDoc[] {
-  if (!ts.isCallExpression(host)) {
-    return ts
-      .getJSDocCommentsAndTags(host)
-      .filter(ts.isJSDoc)
-      .sort((a, b) => b.pos - a.pos);
-  }
-  const file = host.getSourceFile();
-  const last = ts.getLeadingCommentRanges(file.text, host.getFullStart())?.at(-1);
+  if (ts.isCallExpression(host)) return commentAt(host.getSourceFile(), host.getFullStart());
+  const attached = ts
+    .getJSDocCommentsAndTags(host)
+    .filter(ts.isJSDoc)
+    .sort((a, b) => b.pos - a.pos);
+  const decorators = ts.canHaveDecorators(host) ? (ts.getDecorators(host) ?? []) : [];
+  const last = decorators[decorators.length - 1];
+  return last ? [...commentAt(host.getSourceFile(), last.end), ...attached] : attached;
+}
+
+/** The doc comment that ends the comments starting at `position`, parsed alone. */
+function commentAt(file: ts.SourceFile, position: number): ts.JSDoc[] {
+  const last = ts.getLeadingCommentRanges(file.text, position)?.at(-1);
   const text = last ? file.text.slice(last.pos, last.end) : '';
   if (!last || !text.startsWith('/**') || text === '/**/') return [];
   const padding = file.text.slice(0, last.pos).replace(/[^\r\n]/g, ' ');

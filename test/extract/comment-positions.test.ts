@@ -209,6 +209,18 @@ describe('the forms of tool() read their doc comment whole', () => {
     });
   });
 
+  test('a comment between a decorator and its method', () => {
+    const result = extract(`export class Files {
+  @tool({ contracts })
+${COMMENT}
+  read_text(path: string, mode: string = 'text') { return path + mode; }
+}`);
+    expect(parameters(result, 'read_text')).toEqual({
+      path: PATH,
+      mode: { type: 'string', description: 'Text, or one string per line.', default: 'text' },
+    });
+  });
+
   test("@example on the line of a @param is its example; on a line of its own, the tool's", () => {
     const result = extract(`/**
  * Find text.
