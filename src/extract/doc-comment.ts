@@ -123,13 +123,8 @@ export function readOwnComment(node: ts.Node, what: string, report: Report): Own
   return { description: docText(commentText(doc.comment)), tags };
 }
 
-/**
- * Reports a tag toolpact does not read at all.
- *
- * @example
- * reportUnread(tag, 'the doc comment of tool "read_file"', report);
- */
-export function reportUnread(tag: ts.JSDocTag, where: string, report: Report): void {
+/** Reports a tag toolpact does not read at all. */
+function reportUnread(tag: ts.JSDocTag, where: string, report: Report): void {
   const name = tag.tagName.text;
   report(
     tag,
@@ -138,13 +133,8 @@ export function reportUnread(tag: ts.JSDocTag, where: string, report: Report): v
   );
 }
 
-/**
- * A doc comment's or tag's text as written, links kept in their source form (`{@link read_file}`).
- *
- * @example
- * commentText(tag.comment); // 'A JavaScript regular expression.'
- */
-export function commentText(comment: string | ts.NodeArray<ts.JSDocComment> | undefined): string {
+/** A doc comment's or tag's text as written, links kept in their source form (`{@link read_file}`). */
+function commentText(comment: string | ts.NodeArray<ts.JSDocComment> | undefined): string {
   return (ts.getTextOfJSDocComment(comment) ?? '').trim();
 }
 

@@ -165,9 +165,9 @@ export function applyTags(node: SchemaNode, tags: readonly DocTag[], site: Site,
  * Gives a parameter's or property's schema its description and applies its doc tags.
  *
  * @example
- * describe(node, { description: 'How many.', tags: [{ name: 'minimum', text: '1' }] }, site, report);
+ * applyDocs(node, { description: 'How many.', tags: [{ name: 'minimum', text: '1' }] }, site, report);
  */
-export function describe(
+export function applyDocs(
   node: SchemaNode,
   docs: { readonly description: string; readonly tags: readonly DocTag[] },
   site: Site,

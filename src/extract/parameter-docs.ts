@@ -1,6 +1,6 @@
 import ts from 'typescript';
 import { type OwnComment, type ParamDoc, readOwnComment } from './doc-comment.js';
-import { describe } from './doc-tags.js';
+import { applyDocs } from './doc-tags.js';
 import type { Report, SchemaNode } from './schema-builder.js';
 
 /**
@@ -144,7 +144,7 @@ export function applyObjectDocs(
       reportTwice(doc, `parameter "${property}"`, tool, report);
     }
     const what = `parameter "${property}" of tool "${tool}"`;
-    describe(node, doc, { at: doc.tag, what, path: [property] }, report);
+    applyDocs(node, doc, { at: doc.tag, what, path: [property] }, report);
   }
 }
 

@@ -2,7 +2,7 @@ import ts from 'typescript';
 import { isToolCategory, type ToolExample } from '../contract/index.js';
 import type { CallShape, GeneratedContract, GeneratedTool } from '../typed/generated-contracts.js';
 import { type ParamDoc, readToolComment } from './doc-comment.js';
-import { describe, parseValue } from './doc-tags.js';
+import { applyDocs, parseValue } from './doc-tags.js';
 import { docText } from './doc-text.js';
 import type { ToolDeclaration } from './find-tool-declarations.js';
 import { applyObjectDocs, positionalDocs } from './parameter-docs.js';
@@ -207,7 +207,7 @@ function readParameters(
     };
     const type = checker.getTypeAtLocation(parameter);
     const node = builder.convert(type, site);
-    describe(node, docs.get(parameterName)!, site, report);
+    applyDocs(node, docs.get(parameterName)!, site, report);
     if (parameter.initializer) {
       const value = literal(parameter.initializer, checker);
       if (value.ok) node.default = value.value;

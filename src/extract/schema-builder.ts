@@ -2,7 +2,7 @@ import ts from 'typescript';
 import type { ArgumentPath } from '../typed/generated-contracts.js';
 import type { ExtractDiagnosticCode } from './diagnostics.js';
 import { readOwnComment } from './doc-comment.js';
-import { describe } from './doc-tags.js';
+import { applyDocs } from './doc-tags.js';
 import { docText } from './doc-text.js';
 
 /** A schema node while it is being built (keys are added, and reused types become `$ref`s at the end). */
@@ -467,7 +467,7 @@ export class SchemaBuilder {
               text: ts.displayPartsToString(tag.text ?? []).trim(),
             })),
           };
-    describe(node, own, site, this.#report);
+    applyDocs(node, own, site, this.#report);
   }
 
   /** A `$defs` name for the source's own named types; library types (Record, Partial, …) stay inline. */
