@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { extractContracts, SCHEMA_TAGS, TOOL_TAGS } from '../../src/extract/index.js';
 import type { GeneratedContracts } from '../../src/typed/index.js';
 import { FIXTURES_DIR, GENERATED, PROJECT_DIR } from './support.js';
@@ -130,26 +130,6 @@ describe('the comment-positions fixture', () => {
 
 describe('the forms of tool() read their doc comment whole', () => {
   const INDEX = join(PROJECT_DIR, 'src', 'index.js');
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'toolpact-comments-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  function extract(source: string) {
-    writeFileSync(
-      join(dir, 'tools.ts'),
-      `import { tool } from ${JSON.stringify(INDEX)};\nimport contracts from './contracts.generated.js';\n${source}`,
-    );
-    return extractContracts({ files: ['tools.ts'], output: 'contracts.generated.ts', cwd: dir });
-  }
-
-  function parameters(result: ReturnType<typeof extract>, name: string) {
-    if (!result.ok) throw new Error(JSON.stringify(result.diagnostics, null, 2));
-    return (result.contracts.tools[name]!.contract.parameters as { properties: Record<string, unknown> })
-      .properties;
-  }
-
   const COMMENT = `/**
  * Read a text file.
  *
@@ -159,88 +139,28 @@ describe('the forms of tool() read their doc comment whole', () => {
  * @returns The text that was read.
  */`;
   const PATH = { type: 'string', description: 'File path relative to the root.', minLength: 1 };
-
-  test.each([
-    [
-      'an inline function',
-      `export const read_text = tool(function read_text(path: string, mode: Mode = 'text') { return path + mode; }, { contracts });`,
-    ],
-    [
-      'an inline arrow',
-      `export const read_text = tool((path: string, mode: Mode = 'text') => path + mode, { name: 'read_text', contracts });`,
-    ],
-    [
-      'export default tool(…)',
-      `export default tool(function read_text(path: string, mode: Mode = 'text') { return path + mode; }, { contracts });`,
-    ],
-    [
-      'a property',
-      `export const tools = { read: tool((path: string, mode: Mode = 'text') => path + mode, { name: 'read_text', contracts }) };`,
-    ],
-  ])('%s, with the comment above it', (_form, declaration) => {
-    const [before, after] = declaration.startsWith('export const tools')
-      ? [
-          `export const tools = {\n${COMMENT}\n  read:`,
-          declaration.slice('export const tools = { read:'.length),
-        ]
-      : [`${COMMENT}\n`, declaration];
-    const result = extract(`type Mode = 'text' | 'lines';\n${before}${after}`);
-    expect(parameters(result, 'read_text')).toEqual({
-      path: PATH,
-      mode: {
-        type: 'string',
-        enum: ['text', 'lines'],
-        description: 'Text, or one string per line.',
-        default: 'text',
-      },
-    });
-    expect(result.ok && result.contracts.tools.read_text!.contract.returns?.description).toBe(
-      'The text that was read.',
-    );
-  });
-
-  test('a comment just before the call, where the compiler attaches none', () => {
-    const result = extract(
-      `export const tools = [\n${COMMENT}\n  tool((path: string, mode: string = 'text') => path + mode, { name: 'read_text', contracts }),\n];`,
-    );
-    expect(parameters(result, 'read_text')).toEqual({
-      path: PATH,
-      mode: { type: 'string', description: 'Text, or one string per line.', default: 'text' },
-    });
-  });
-
-  test('a comment between a decorator and its method', () => {
-    const result = extract(`export class Files {
-  @tool({ contracts })
-${COMMENT}
-  read_text(path: string, mode: string = 'text') { return path + mode; }
-}`);
-    expect(parameters(result, 'read_text')).toEqual({
-      path: PATH,
-      mode: { type: 'string', description: 'Text, or one string per line.', default: 'text' },
-    });
-  });
-
-  test("@example on the line of a @param is its example; on a line of its own, the tool's", () => {
-    const result = extract(`/**
+  const MODE = { type: 'string', description: 'Text, or one string per line.', default: 'text' };
+  const ARROW = `(path: string, mode: string = 'text') => path + mode`;
+  // One file per form, all read in one compiler program; the tool in each is named after its form.
+  const FORMS: Record<string, string> = {
+    inline_function: `${COMMENT}\nexport const readText = tool(function read_inline_function(path: string, mode: string = 'text') { return path + mode; }, { contracts });`,
+    inline_arrow: `${COMMENT}\nexport const readText = tool(${ARROW}, { name: 'read_inline_arrow', contracts });`,
+    default_export: `${COMMENT}\nexport default tool(function read_default_export(path: string, mode: string = 'text') { return path + mode; }, { contracts });`,
+    property: `export const tools = {\n${COMMENT}\n  read: tool(${ARROW}, { name: 'read_property', contracts }),\n};`,
+    before_call: `export const tools = [\n${COMMENT}\n  tool(${ARROW}, { name: 'read_before_call', contracts }),\n];`,
+    after_decorator: `export class Files {\n  @tool({ contracts })\n${COMMENT}\n  read_after_decorator(path: string, mode: string = 'text') { return path + mode; }\n}`,
+    example: `/**
  * Find text.
  *
  * @category search
- * @param pattern What to look for. @minLength 1 @example "TODO"
- * @example {"pattern": "FIXME"}
+ * @param path What to look for. @minLength 1 @example "TODO"
+ * @example {"path": "FIXME"}
  */
-export function find_text(pattern: string) { return pattern; }
-export const findText = tool(find_text, { contracts });`);
-    expect(parameters(result, 'find_text')).toEqual({
-      pattern: { type: 'string', description: 'What to look for.', minLength: 1, examples: ['TODO'] },
-    });
-    expect(result.ok && result.contracts.tools.find_text!.contract.examples).toEqual([
-      { arguments: { pattern: 'FIXME' } },
-    ]);
-  });
-
-  test('a tag in a type that two tools and a result use is reported once, at the tag', () => {
-    const result = extract(`/** A note. */
+export function read_example(path: string) { return path; }
+export const findText = tool(read_example, { contracts });`,
+  };
+  const PROBLEMS: Record<string, string> = {
+    shared_type: `/** A note. */
 export interface Note {
   /** The text. @see the style guide */
   text: string;
@@ -258,28 +178,74 @@ export function keep_note(note: Note): Note { return note; }
  */
 export function show_note(note: Note) { return note.text; }
 export const keepNote = tool(keep_note, { contracts });
-export const showNote = tool(show_note, { contracts });`);
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
-    expect(result.diagnostics.map(({ code, line, column }) => ({ code, line, column }))).toEqual([
-      { code: 'invalid_tag', line: 5, column: 17 },
-    ]);
-  });
-
-  test('a schema tag in a comment with no @param before it is reported where it is written', () => {
-    const result = extract(`/**
+export const showNote = tool(show_note, { contracts });`,
+    no_param: `/**
  * Find text. @minLength 1
  *
  * @category search
  */
 export function find_text(pattern: string) { return pattern; }
-export const findText = tool(find_text, { contracts });`);
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
-    expect(result.diagnostics.map(({ code, line, column }) => ({ code, line, column }))).toEqual([
-      { code: 'invalid_tag', line: 4, column: 15 },
-    ]);
-    expect(result.diagnostics[0]!.message).toContain('belongs to no parameter');
-    expect(result.diagnostics[0]!.message).not.toContain(dir);
+export const findText = tool(find_text, { contracts });`,
+  };
+
+  let dir: string;
+  let forms: GeneratedContracts;
+  let problems: readonly { code: string; file: string; line: number; column: number; message: string }[];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'toolpact-comments-'));
+    const write = (sources: Record<string, string>) =>
+      Object.entries(sources).map(([name, source]) => {
+        writeFileSync(
+          join(dir, `${name}.ts`),
+          `import { tool } from ${JSON.stringify(INDEX)};\nimport contracts from './contracts.generated.js';\n${source}`,
+        );
+        return `${name}.ts`;
+      });
+    const good = extractContracts({ files: write(FORMS), output: 'contracts.generated.ts', cwd: dir });
+    if (!good.ok) throw new Error(JSON.stringify(good.diagnostics, null, 2));
+    forms = good.contracts;
+    const bad = extractContracts({ files: write(PROBLEMS), output: 'contracts.generated.ts', cwd: dir });
+    if (bad.ok) throw new Error('expected diagnostics');
+    problems = bad.diagnostics;
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const parameters = (name: string) =>
+    (forms.tools[name]!.contract.parameters as { properties: Record<string, unknown> }).properties;
+
+  test.each([
+    'inline_function',
+    'inline_arrow',
+    'default_export',
+    'property',
+    'before_call',
+    'after_decorator',
+  ])('form %s: every @param and schema tag, and @returns, reach the contract', (form) => {
+    expect(parameters(`read_${form}`)).toEqual({ path: PATH, mode: MODE });
+    expect(forms.tools[`read_${form}`]!.contract.returns?.description).toBe('The text that was read.');
+  });
+
+  test("@example on the line of a @param is its example; on a line of its own, the tool's", () => {
+    expect(parameters('read_example')).toEqual({
+      path: { type: 'string', description: 'What to look for.', minLength: 1, examples: ['TODO'] },
+    });
+    expect(forms.tools.read_example!.contract.examples).toEqual([{ arguments: { path: 'FIXME' } }]);
+  });
+
+  const found = (file: string) =>
+    problems
+      .filter((problem) => problem.file.endsWith(file))
+      .map(({ code, line, column }) => ({ code, line, column }));
+
+  test('a tag in a type that two tools and a result use is reported once, at the tag', () => {
+    expect(found('shared_type.ts')).toEqual([{ code: 'invalid_tag', line: 5, column: 17 }]);
+  });
+
+  test('a schema tag in a comment with no @param before it is reported where it is written', () => {
+    expect(found('no_param.ts')).toEqual([{ code: 'invalid_tag', line: 4, column: 15 }]);
+    expect(problems).toHaveLength(2);
+    const message = problems.find((problem) => problem.file.endsWith('no_param.ts'))!.message;
+    expect(message).toContain('belongs to no parameter');
+    expect(message).not.toContain(dir);
   });
 });
