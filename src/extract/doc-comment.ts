@@ -79,7 +79,9 @@ export function readToolComment(hosts: readonly ts.Node[], tool: string, report:
     const name = tag.tagName.text;
     const text = commentText(tag.comment);
     if (ts.isJSDocParameterTag(tag)) {
-      anchor = { name: entityName(tag.name), tag, description: docText(text), tags: [] };
+      // `@param path - The path.` (the TSDoc form): the hyphen separates, it is not the text.
+      const description = docText(text.replace(/^-\s+/, ''));
+      anchor = { name: entityName(tag.name), tag, description, tags: [] };
       params.push(anchor);
       continue;
     }

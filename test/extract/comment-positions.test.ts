@@ -135,7 +135,7 @@ describe('the forms of tool() read their doc comment whole', () => {
  *
  * @category read
  * @param path File path relative to the root. @minLength 1
- * @param mode Text, or one string per line.
+ * @param mode - Text, or one string per line.
  * @returns The text that was read.
  */`;
   const PATH = { type: 'string', description: 'File path relative to the root.', minLength: 1 };
