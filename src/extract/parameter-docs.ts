@@ -139,7 +139,10 @@ export function applyObjectDocs(
       continue;
     }
     described.add(property);
-    const node = members[property] as SchemaNode;
+    // A copy: the property's node may also be the body of a type in $defs (a recursive parameter type),
+    // where this tool's @param does not apply.
+    const node: SchemaNode = { ...(members[property] as SchemaNode) };
+    members[property] = node;
     if (doc.description && typeof node.description === 'string') {
       reportTwice(doc, `parameter "${property}"`, tool, report);
     }

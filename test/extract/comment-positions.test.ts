@@ -67,6 +67,8 @@ function tagsByPosition(): Map<Position, Set<string>> {
   return found;
 }
 
+type JsonObject = Record<string, unknown>;
+
 let contracts: GeneratedContracts;
 beforeAll(() => {
   const result = extractContracts({ files: [FIXTURE], output: GENERATED });
@@ -158,6 +160,18 @@ describe('the forms of tool() read their doc comment whole', () => {
  */
 export function read_example(path: string) { return path; }
 export const findText = tool(read_example, { contracts });`,
+    recursive: `export interface Folder {
+  name: string;
+  children: Folder[];
+}
+/**
+ * Create a folder tree.
+ *
+ * @category write
+ * @param root.name The top folder's name. @minLength 1
+ */
+export function read_recursive(root: Folder) { return root.name; }
+export const createTree = tool(read_recursive, { contracts });`,
   };
   const PROBLEMS: Record<string, string> = {
     shared_type: `/** A note. */
@@ -230,6 +244,14 @@ export const findText = tool(find_text, { contracts });`,
       path: { type: 'string', description: 'What to look for.', minLength: 1, examples: ['TODO'] },
     });
     expect(forms.tools.read_example!.contract.examples).toEqual([{ arguments: { path: 'FIXME' } }]);
+  });
+
+  test('@param root.name describes the parameter, not every folder of a recursive type', () => {
+    const { name, children } = parameters('read_recursive') as Record<string, unknown>;
+    expect(name).toEqual({ type: 'string', description: "The top folder's name.", minLength: 1 });
+    expect(children).toEqual({ type: 'array', items: { $ref: '#/$defs/Folder' } });
+    const defs = forms.tools.read_recursive!.contract.parameters.$defs as Record<string, JsonObject>;
+    expect((defs.Folder!.properties as Record<string, JsonObject>).name).toEqual({ type: 'string' });
   });
 
   const found = (file: string) =>
