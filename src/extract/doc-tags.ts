@@ -1,9 +1,12 @@
+import type ts from 'typescript';
 import type { Report, SchemaNode, Site } from './schema-builder.js';
 
-/** A doc-comment tag as the checker gives it: `@minimum 1` is `{ name: 'minimum', text: '1' }`. */
+/** A doc-comment tag: `@minimum 1` is `{ name: 'minimum', text: '1' }`, with the tag node when known. */
 export interface DocTag {
   readonly name: string;
   readonly text: string;
+  /** Where the tag is written, so a problem with it is reported there rather than at its member. */
+  readonly at?: ts.Node;
 }
 
 type TagKind = 'number' | 'count' | 'pattern' | 'format' | 'value' | 'flag' | 'integer';
@@ -82,15 +85,16 @@ export function applyTags(node: SchemaNode, tags: readonly DocTag[], site: Site,
   for (const tag of tags) {
     if (!Object.hasOwn(SCHEMA_TAGS, tag.name)) continue;
     const spec = SCHEMA_TAGS[tag.name]!;
+    const at = tag.at ?? site.at;
     const invalid = (expected: string) =>
       report(
-        site.at,
+        at,
         'invalid_tag',
         `@${tag.name} on ${site.what} needs ${expected}, received ${JSON.stringify(tag.text)}.`,
       );
     if (spec.applies && !fits(node, spec.applies)) {
       report(
-        site.at,
+        at,
         'tag_mismatch',
         `@${tag.name} applies to ${spec.applies === 'number' ? 'numbers' : `${spec.applies}s`}, but ${site.what} is ${describeType(node)}.`,
       );
@@ -155,6 +159,22 @@ export function applyTags(node: SchemaNode, tags: readonly DocTag[], site: Site,
     }
   }
   if (examples.length > 0) node.examples = examples;
+}
+
+/**
+ * Gives a parameter's or property's schema its description and applies its doc tags.
+ *
+ * @example
+ * applyDocs(node, { description: 'How many.', tags: [{ name: 'minimum', text: '1' }] }, site, report);
+ */
+export function applyDocs(
+  node: SchemaNode,
+  docs: { readonly description: string; readonly tags: readonly DocTag[] },
+  site: Site,
+  report: Report,
+): void {
+  if (docs.description) node.description = docs.description;
+  applyTags(node, docs.tags, site, report);
 }
 
 /**

@@ -53,9 +53,17 @@ export function extractContracts(options: ExtractOptions): ExtractResult {
   const diagnostics: ExtractDiagnostic[] = [];
   const { program, roots } = createProgram(options, cwd, output, diagnostics);
   const checker = program.getTypeChecker();
+  const tagProblems = new Set<string>();
   const report: Report = (node, code, message, type) => {
     const file = node.getSourceFile();
     const { line, character } = file.getLineAndCharacterOfPosition(node.getStart());
+    // A tag written once in a type that several tools (or a tool's parameters and its result) use is
+    // reported once.
+    if (code === 'invalid_tag' || code === 'tag_mismatch') {
+      const key = `${file.fileName}:${line}:${character}:${code}`;
+      if (tagProblems.has(key)) return;
+      tagProblems.add(key);
+    }
     diagnostics.push({
       code,
       file: file.fileName,

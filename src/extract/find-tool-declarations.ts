@@ -15,7 +15,10 @@ export interface ToolDeclaration {
   readonly fn: ToolFunction;
   /** The call or decorator, where the declaration is reported. */
   readonly site: ts.Node;
-  /** Declarations whose doc comment may describe the tool, in order of preference. */
+  /**
+   * The nodes a doc comment describing the tool may be attached to, nearest the function first: the
+   * function itself, the `const` it is assigned to, the `tool(…)` call, and what holds the call.
+   */
   readonly docSources: readonly ts.Node[];
   /** The options object literal, when it is one. */
   readonly options: ts.ObjectLiteralExpression | undefined;
@@ -96,6 +99,7 @@ function fromCall(
   if (ts.isArrowFunction(target) || ts.isFunctionExpression(target)) {
     fn = target;
     ownName = ts.isFunctionExpression(target) ? target.name?.text : undefined;
+    docSources.push(target);
   } else if (ts.isIdentifier(target)) {
     let symbol = checker.getSymbolAtLocation(target);
     if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
@@ -111,6 +115,7 @@ function fromCall(
       (ts.isArrowFunction(declaration.initializer) || ts.isFunctionExpression(declaration.initializer))
     ) {
       fn = declaration.initializer;
+      docSources.push(fn);
       ownName =
         ts.isFunctionExpression(fn) && fn.name
           ? fn.name.text
@@ -128,6 +133,7 @@ function fromCall(
     );
     return undefined;
   }
+  docSources.push(call);
   if (enclosing) docSources.push(enclosing);
   const name = facts.name ?? ownName;
   if (!name) {
@@ -237,11 +243,20 @@ function literalString(node: ts.Expression): string | undefined {
   return undefined;
 }
 
-/** The variable declaration a `tool(...)` call initialises, whose doc comment may describe the tool. */
+/**
+ * What holds a `tool(…)` call and may carry the tool's doc comment: the variable it initialises, the
+ * property it is the value of, or the `export default` it is.
+ */
 function enclosingDeclaration(call: ts.CallExpression): ts.Node | undefined {
-  const parent = call.parent;
-  if (parent && ts.isVariableDeclaration(parent)) return parent;
-  if (parent && ts.isPropertyAssignment(parent)) return parent;
+  let parent = call.parent;
+  while (
+    parent &&
+    (ts.isParenthesizedExpression(parent) || ts.isSatisfiesExpression(parent) || ts.isAsExpression(parent))
+  ) {
+    parent = parent.parent;
+  }
+  if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent))) return parent;
+  if (parent && (ts.isExportAssignment(parent) || ts.isExpressionStatement(parent))) return parent;
   return undefined;
 }
 

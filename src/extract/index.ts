@@ -9,6 +9,7 @@ export {
   formatDiagnostic,
   sortDiagnostics,
 } from './diagnostics.js';
+export { TOOL_TAGS } from './doc-comment.js';
 export { KNOWN_FORMATS, SCHEMA_TAGS } from './doc-tags.js';
 export { docText } from './doc-text.js';
 export { type ExtractOptions, type ExtractResult, extractContracts } from './extract-contracts.js';

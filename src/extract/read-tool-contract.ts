@@ -1,9 +1,11 @@
 import ts from 'typescript';
 import { isToolCategory, type ToolExample } from '../contract/index.js';
 import type { CallShape, GeneratedContract, GeneratedTool } from '../typed/generated-contracts.js';
-import { parseValue } from './doc-tags.js';
+import { type ParamDoc, readToolComment } from './doc-comment.js';
+import { applyDocs, parseValue } from './doc-tags.js';
 import { docText } from './doc-text.js';
 import type { ToolDeclaration } from './find-tool-declarations.js';
+import { applyObjectDocs, positionalDocs } from './parameter-docs.js';
 import { type Report, SchemaBuilder, type SchemaNode } from './schema-builder.js';
 
 /** A tool's generated entry (without its `source`) and the texts its part of the inputs hash is made of. */
@@ -35,7 +37,7 @@ export function readToolContract(
     report(node, code, message, type);
   };
   const { name, fn } = declaration;
-  const docs = readDocs(declaration, checker);
+  const docs = readToolComment(declaration.docSources, name, tracked);
   if (!docs.description) {
     tracked(
       declaration.site,
@@ -43,10 +45,21 @@ export function readToolContract(
       `tool "${name}" has no doc comment. Write one above the function: what it does, when to use it and when not, what each parameter means, and its side effects.`,
     );
   }
-  const tagCategory = docs.tags.find((tag) => tag.name === 'category')?.text;
+  for (const names of [['category'], ['returns', 'return']]) {
+    const [, ...extra] = docs.tags.filter((tag) => names.includes(tag.name));
+    for (const tag of extra) {
+      tracked(
+        tag.at ?? declaration.site,
+        'invalid_tag',
+        `tool "${name}" has more than one @${names[0]}; only the first would reach the model, so keep one.`,
+      );
+    }
+  }
+  const categoryTag = docs.tags.find((tag) => tag.name === 'category');
+  const tagCategory = categoryTag?.text;
   if (tagCategory !== undefined && !isToolCategory(tagCategory)) {
     tracked(
-      declaration.site,
+      categoryTag?.at ?? declaration.site,
       'invalid_tag',
       `@category of tool "${name}" is ${JSON.stringify(tagCategory)}; use one of read, search, write, execute, delegate.`,
     );
@@ -72,7 +85,7 @@ export function readToolContract(
     const value = parseValue(tag.text);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       tracked(
-        declaration.site,
+        tag.at ?? declaration.site,
         'invalid_tag',
         `@example on tool "${name}" must be a JSON object of arguments, e.g. @example {"path": "README.md"}; received ${JSON.stringify(tag.text.slice(0, 60))}.`,
       );
@@ -82,7 +95,7 @@ export function readToolContract(
   }
 
   const parameters = new SchemaBuilder(checker, tracked, isUserFile);
-  const { schema, call } = readParameters(declaration, checker, parameters, tracked);
+  const { schema, call } = readParameters(declaration, checker, parameters, docs.params, tracked);
   parameters.finish(schema, fn, `tool "${name}"`);
 
   const returns = new SchemaBuilder(checker, tracked, isUserFile);
@@ -119,37 +132,11 @@ export function readToolContract(
   };
 }
 
-interface Docs {
-  readonly description: string;
-  readonly tags: readonly { readonly name: string; readonly text: string }[];
-  readonly comments: readonly string[];
-}
-
-function readDocs(declaration: ToolDeclaration, checker: ts.TypeChecker): Docs {
-  for (const source of declaration.docSources) {
-    const nameNode = (source as { name?: ts.Node }).name;
-    const symbol = nameNode ? checker.getSymbolAtLocation(nameNode) : undefined;
-    if (!symbol) continue;
-    const description = docText(ts.displayPartsToString(symbol.getDocumentationComment(checker)));
-    const tags = symbol.getJsDocTags(checker).map((tag) => ({
-      name: tag.name,
-      text: ts.displayPartsToString(tag.text ?? []).trim(),
-    }));
-    if (description || tags.length) {
-      return {
-        description,
-        tags,
-        comments: ts.getJSDocCommentsAndTags(source).map((node) => node.getText()),
-      };
-    }
-  }
-  return { description: '', tags: [], comments: [] };
-}
-
 function readParameters(
   declaration: ToolDeclaration,
   checker: ts.TypeChecker,
   builder: SchemaBuilder,
+  params: readonly ParamDoc[],
   report: Report,
 ): { schema: SchemaNode; call: CallShape } {
   const { name, fn } = declaration;
@@ -158,6 +145,7 @@ function readParameters(
   );
   const last = list[list.length - 1];
   const context = last !== undefined && isExecuteContext(checker.getTypeAtLocation(last));
+  const hidden = context ? [last] : [];
   if (context) list = list.slice(0, -1);
   for (const parameter of list) {
     if (parameter.dotDotDotToken) {
@@ -185,9 +173,11 @@ function readParameters(
       return { schema: { type: 'object', properties: {} }, call: { style: 'object', context } };
     }
     const schema: SchemaNode = { ...root, properties: { ...(root.properties as SchemaNode) } };
+    applyObjectDocs(schema, params, only, name, report);
     if (ts.isObjectBindingPattern(only.name)) applyBindingDefaults(schema, only.name, checker, report, name);
     return { schema, call: { style: 'object', context } };
   }
+  const docs = positionalDocs(params, list, hidden, name, report);
   const properties: SchemaNode = {};
   const required: string[] = [];
   const names: string[] = [];
@@ -217,8 +207,7 @@ function readParameters(
     };
     const type = checker.getTypeAtLocation(parameter);
     const node = builder.convert(type, site);
-    const symbol = checker.getSymbolAtLocation(parameter.name);
-    if (symbol) builder.annotate(node, symbol, site);
+    applyDocs(node, docs.get(parameterName)!, site, report);
     if (parameter.initializer) {
       const value = literal(parameter.initializer, checker);
       if (value.ok) node.default = value.value;

@@ -1,7 +1,8 @@
 import ts from 'typescript';
 import type { ArgumentPath } from '../typed/generated-contracts.js';
 import type { ExtractDiagnosticCode } from './diagnostics.js';
-import { applyTags, type DocTag } from './doc-tags.js';
+import { readOwnComment } from './doc-comment.js';
+import { applyDocs } from './doc-tags.js';
 import { docText } from './doc-text.js';
 
 /** A schema node while it is being built (keys are added, and reused types become `$ref`s at the end). */
@@ -419,7 +420,12 @@ export class SchemaBuilder {
         ...child({ ...site, at }, property.name, `property "${property.name}"`),
         typeNode,
       });
-      this.#annotate(node, property, { ...site, at, what: `property "${property.name}" of ${site.what}` });
+      this.#annotate(
+        node,
+        property,
+        { ...site, at, what: `property "${property.name}" of ${site.what}` },
+        declaration,
+      );
       properties[property.name] = node;
       if (!optional) required.push(property.name);
     }
@@ -445,21 +451,23 @@ export class SchemaBuilder {
     return schema;
   }
 
-  /** Adds a member's description and doc-tag keywords to its schema. */
-  #annotate(node: SchemaNode, symbol: ts.Symbol, site: Site): void {
-    const checker = this.#checker;
-    const description = docText(ts.displayPartsToString(symbol.getDocumentationComment(checker)));
-    if (description) node.description = description;
-    const tags: DocTag[] = symbol.getJsDocTags(checker).map((tag) => ({
-      name: tag.name,
-      text: ts.displayPartsToString(tag.text ?? []).trim(),
-    }));
-    applyTags(node, tags, site, this.#report);
-  }
-
-  /** Public for the signature reader: annotate a positional parameter's schema. */
-  annotate(node: SchemaNode, symbol: ts.Symbol, site: Site): void {
-    this.#annotate(node, symbol, site);
+  /**
+   * Adds a property's description and doc-tag keywords to its schema: read from the comment on its
+   * declaration when that is the source's own (so a tag toolpact does not read is reported there), from
+   * the checker otherwise.
+   */
+  #annotate(node: SchemaNode, symbol: ts.Symbol, site: Site, declaration: ts.Node | undefined): void {
+    const own =
+      declaration && this.#isUserFile(declaration.getSourceFile())
+        ? readOwnComment(declaration, site.what, this.#report)
+        : {
+            description: docText(ts.displayPartsToString(symbol.getDocumentationComment(this.#checker))),
+            tags: symbol.getJsDocTags(this.#checker).map((tag) => ({
+              name: tag.name,
+              text: ts.displayPartsToString(tag.text ?? []).trim(),
+            })),
+          };
+    applyDocs(node, own, site, this.#report);
   }
 
   /** A `$defs` name for the source's own named types; library types (Record, Partial, …) stay inline. */

@@ -179,17 +179,46 @@ test('reports bad doc tags, missing descriptions and categories, and duplicate n
     (match) => `${match[1]} ${match[2]}`,
   );
   expect(codes).toEqual([
-    '9 invalid_tag',
-    '14 tag_mismatch',
-    '19 invalid_tag',
-    '24 invalid_tag',
-    '29 invalid_tag',
-    '41 invalid_tag',
+    '7 invalid_tag',
+    '12 tag_mismatch',
+    '17 invalid_tag',
+    '22 invalid_tag',
+    '27 invalid_tag',
+    '35 invalid_tag',
     '47 missing_description',
     '47 missing_category',
     '58 missing_category',
     '69 duplicate_name',
   ]);
+});
+
+test('reports doc-comment content that would not reach the model', async () => {
+  const result = await runCli(
+    ['gen', 'test/fixtures/extract/invalid/unread-comments.ts', '-o', join(dir, 'out.generated.ts')],
+    { cwd: PROJECT_DIR },
+  );
+  expect(result.code).toBe(1);
+  const found = [...result.stderr.matchAll(/:(\d+):\d+ - error (\w+): (\S+ \S+)/g)].map(
+    (match) => `${match[1]} ${match[2]} ${match[3]}`,
+  );
+  expect(found).toEqual([
+    '7 invalid_tag @see in',
+    '13 invalid_tag @minimum in',
+    '16 invalid_tag parameter "count"',
+    '17 invalid_tag @maxLength in',
+    '18 invalid_tag @throws in',
+    '19 invalid_tag @param missing',
+    '20 invalid_tag parameter "count"',
+    '21 invalid_tag @param context',
+    '22 invalid_tag tool "count_notes"',
+    '26 invalid_tag the context',
+    '37 invalid_tag @param options:',
+    '38 invalid_tag @param options.missing',
+    '39 invalid_tag @param options.text.first',
+    '51 invalid_tag @param range.start',
+    '68 unsupported_declaration tool "described_twice"',
+  ]);
+  expect(existsSync(join(dir, 'out.generated.ts'))).toBe(false);
 });
 
 test('usage errors exit 2', async () => {
