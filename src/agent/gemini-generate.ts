@@ -50,7 +50,8 @@ export function geminiGenerate(
     schemaOptions: options.jsonSchema ? { gemini: 'json-schema' } : {},
     async generate({ messages, tools, signal }) {
       const config: Record<string, unknown> = { ...options.config };
-      if (tools.length > 0) config.tools = [{ functionDeclarations: tools }];
+      // The SDK rewrites declarations in place, and the registry's are frozen: it gets its own copy.
+      if (tools.length > 0) config.tools = [{ functionDeclarations: structuredClone(tools) }];
       if (options.system !== undefined) config.systemInstruction = options.system;
       if (signal) config.abortSignal = signal;
       const params = { model: options.model, contents: messages, config } as never;
