@@ -87,7 +87,9 @@ describe('toolpact run against a local OpenAI-compatible server', () => {
     const { code, stdout, stderr } = await run(['tools.ts', 'Write a note about the guide.', ...local()]);
     expect(code).toBe(0);
     expect(stdout).toBe('I could not save the note (permission_denied).\n');
-    expect(stderr).toMatch(/← write_file \[declined by default:write\] permission_denied: .*no terminal to ask/);
+    expect(stderr).toMatch(
+      /← write_file \[declined by default:write\] permission_denied: .*no terminal to ask/,
+    );
     expect(existsSync(join(dir, 'workspace', 'notes', 'guide-summary.md'))).toBe(false);
   });
 
