@@ -41,3 +41,4 @@ export {
   type RunAgentOptions,
   runAgent,
 } from './run-agent.js';
+export type { AgentTelemetry } from './telemetry.js';

@@ -3,6 +3,7 @@ import { type CallOutcome, dispatchProviderCalls, type ProviderCall } from '../s
 import { toolNameMap } from '../schema/names.js';
 import type { ModelAdapter, ModelTurn, TokenUsage } from './model.js';
 import { type AgentModelError, toModelError } from './model-error.js';
+import { type AgentTelemetry, inAgentSpan, inChatSpan } from './telemetry.js';
 
 /** Why a run stopped. */
 export type AgentStopReason = 'text' | 'max_steps' | 'aborted' | 'budget' | 'model_error';
@@ -91,6 +92,11 @@ export interface RunAgentOptions<Message> {
   readonly onToolResult?: (outcome: CallOutcome, step: number) => void;
   /** Told of every event (what {@link agentEvents} yields). */
   readonly onEvent?: (event: AgentEvent<Message>) => void;
+  /**
+   * Trace the run with OpenTelemetry: an `invoke_agent` span for the run, a `chat {model}` span per
+   * request (GenAI semantic conventions), and the tool calls run inside the agent span's context.
+   */
+  readonly telemetry?: AgentTelemetry;
 }
 
 const DEFAULT_MAX_STEPS = 20;
@@ -189,11 +195,21 @@ function notify<A extends unknown[]>(listener: ((...args: A) => void) | undefine
   }
 }
 
-async function drive<Message>(
+function drive<Message>(
   options: RunAgentOptions<Message>,
   signal: AbortSignal | undefined,
 ): Promise<AgentResult<Message>> {
-  const { model, registry } = options;
+  const { telemetry } = options;
+  return telemetry
+    ? inAgentSpan(telemetry, options.model, () => loop(options, signal))
+    : loop(options, signal);
+}
+
+async function loop<Message>(
+  options: RunAgentOptions<Message>,
+  signal: AbortSignal | undefined,
+): Promise<AgentResult<Message>> {
+  const { model, registry, telemetry } = options;
   const maxSteps = checkCount(options.maxSteps ?? DEFAULT_MAX_STEPS, 'maxSteps');
   const maxTokens = options.maxTokens === undefined ? undefined : checkCount(options.maxTokens, 'maxTokens');
   const concurrency = checkCount(options.concurrency ?? 4, 'concurrency');
@@ -229,7 +245,10 @@ async function drive<Message>(
     emit({ type: 'model_request', step: index });
     let turn: ModelTurn<Message>;
     try {
-      turn = await model.generate({ messages, tools: toolsToOffer(options), signal });
+      const request = { messages, tools: toolsToOffer(options), signal };
+      turn = await (telemetry
+        ? inChatSpan(telemetry, model, () => model.generate(request))
+        : model.generate(request));
     } catch (error) {
       if (signal?.aborted) return finish('aborted');
       return finish('model_error', toModelError(error, index, model.provider, model.model));
