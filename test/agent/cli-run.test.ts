@@ -137,6 +137,29 @@ describe('toolpact run against a local OpenAI-compatible server', () => {
     ]);
   });
 
+  test('escape sequences a model writes reach the terminal as visible text, never as control characters', async () => {
+    const hostile = await startFakeModelServer(() => ({
+      text: 'Done.\u001b[2J\u001b]0;retitled\u0007',
+      calls: [],
+    }));
+    try {
+      const { code, stdout } = await run([
+        'tools.ts',
+        'x',
+        '--provider',
+        'openai-compatible',
+        '--model',
+        'm',
+        '--base-url',
+        hostile.baseURL,
+      ]);
+      expect(code).toBe(0);
+      expect(stdout).toBe('Done.\\u001b[2J\\u001b]0;retitled\\u0007\n');
+    } finally {
+      await hostile.close();
+    }
+  });
+
   test('--max-steps stops the run before an answer with exit 1', async () => {
     const { code, stderr } = await run([
       'tools.ts',

@@ -330,8 +330,19 @@ function shownArguments(value: unknown): string {
   return shorten(JSON.stringify(redactValue(parsed)) ?? '{}');
 }
 
+/**
+ * What a model or a tool wrote, made safe for a terminal: control characters (an escape sequence could
+ * move the cursor, rewrite earlier lines or retitle the window) become visible `\u` escapes.
+ */
+function printable(text: string): string {
+  return text.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 function shorten(text: string): string {
-  const line = text.replace(/\s+/g, ' ');
+  const line = printable(text).replace(/\s+/g, ' ');
   return line.length > SHORT ? `${line.slice(0, SHORT)}…` : line;
 }
 
@@ -340,13 +351,13 @@ function finish(result: AgentResult<unknown>, io: CliIo, elapsedMs: number, url:
   const summary = `${result.steps.length} step${result.steps.length === 1 ? '' : 's'}, ${calls} tool call${calls === 1 ? '' : 's'}, ${result.usage.inputTokens} tokens in, ${result.usage.outputTokens} out, ${(elapsedMs / 1000).toFixed(1)} s`;
   switch (result.stopReason) {
     case 'text':
-      io.stdout(`${result.text}\n`);
+      io.stdout(`${printable(result.text)}\n`);
       io.stderr(`toolpact run: answered (${summary})\n`);
       return 0;
     case 'max_steps':
     case 'budget':
     case 'aborted':
-      if (result.text) io.stdout(`${result.text}\n`);
+      if (result.text) io.stdout(`${printable(result.text)}\n`);
       io.stderr(
         `toolpact run: stopped by ${result.stopReason.replace('_', ' ')} before an answer (${summary})\n`,
       );
