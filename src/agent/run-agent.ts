@@ -8,7 +8,12 @@ import { type AgentTelemetry, inAgentSpan, inChatSpan } from './telemetry.js';
 /** Why a run stopped. */
 export type AgentStopReason = 'text' | 'max_steps' | 'aborted' | 'budget' | 'model_error';
 
-/** Every stop reason, in a stable order (for docs and meta-tests). */
+/**
+ * Every stop reason, in a stable order (for docs and meta-tests).
+ *
+ * @example
+ * for (const reason of AGENT_STOP_REASONS) console.log(reason); // text, max_steps, aborted, budget, model_error
+ */
 export const AGENT_STOP_REASONS: readonly AgentStopReason[] = Object.freeze([
   'text',
   'max_steps',

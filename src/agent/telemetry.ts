@@ -2,7 +2,12 @@ import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import type { ModelAdapter, ModelTurn, TokenUsage } from './model.js';
 import type { AgentModelError } from './model-error.js';
 
-/** What `runAgent` traces with: the caller's OpenTelemetry tracer (`@opentelemetry/api`, an optional peer). */
+/**
+ * What `runAgent` traces with: the caller's OpenTelemetry tracer (`@opentelemetry/api`, an optional peer).
+ *
+ * @example
+ * await runAgent({ model, registry, messages, telemetry: { tracer: trace.getTracer('my-app'), agentName: 'helper' } });
+ */
 export interface AgentTelemetry {
   readonly tracer: Tracer;
   /** `gen_ai.agent.name` of the `invoke_agent` span, and the end of its name. */

@@ -411,6 +411,28 @@ describe('openaiChat over the real openai client', () => {
     expect(result.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_w' });
   });
 
+  test('an abort while the model thinks cancels the request and ends the run with aborted, not model_error', async () => {
+    const hanging = (_url: string | URL | Request, init?: RequestInit) =>
+      new Promise<Response>((_resolve, reject) => {
+        init?.signal?.addEventListener('abort', () =>
+          reject(new DOMException('The request was aborted', 'AbortError')),
+        );
+      });
+    const openai = new OpenAI({ apiKey: 'sk-test', fetch: hanging, maxRetries: 0 });
+    const { registry } = testRegistry();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const result = await runAgent({
+      model: openaiChat(openai, { model: 'm' }),
+      registry,
+      messages: ask('x'),
+      signal: controller.signal,
+    });
+    expect(result.stopReason).toBe('aborted');
+    expect(result.error).toBeUndefined();
+    expect(result.messages).toEqual(ask('x'));
+  });
+
   test('a per-call timeout answers timeout, and the loop goes on', async () => {
     const { openai } = client([
       { json: completion({ calls: [{ id: 'call_t', name: 'slow_search', arguments: '{"query":"q"}' }] }) },
