@@ -7,6 +7,7 @@ const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Com
   gen: () => import('./commands/gen.js'),
   inspect: () => import('./commands/inspect.js'),
   lint: () => import('./commands/lint.js'),
+  run: () => import('./commands/run.js'),
   schemas: () => import('./commands/schemas.js'),
   serve: () => import('./commands/serve.js'),
 };

@@ -1,13 +1,11 @@
-import { type ApprovalRequest, createPolicyGate, type PolicyApprover } from '../../policy/policy-gate.js';
-import { redactValue } from '../../policy/redact.js';
+import { createPolicyGate } from '../../policy/policy-gate.js';
 import { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';
 import { choosePolicy, openAuditOption } from '../gate-options.js';
-import type { CliIo, Command } from '../io.js';
+import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { loadRegistry } from '../load-module.js';
-
-const MAX_SHOWN_ARGUMENTS = 500;
+import { terminalApprover } from '../terminal-approver.js';
 
 /** `toolpact call <module> <tool> '<json>'`: dispatch one call through the permission gate and print the envelope. */
 export const command: Command = {
@@ -53,7 +51,7 @@ export const command: Command = {
     const audit = openAuditOption(flags.audit, io.cwd);
     try {
       const gate = createPolicyGate(policy, {
-        approver: approverFor(io, flags.yes === true),
+        approver: terminalApprover(io, { yes: flags.yes === true, command: 'call' }),
         ...(audit ? { observe: audit.observe } : {}),
       });
       const registry = new Registry({ ...gate.registryOptions }).register(loaded.list());
@@ -65,31 +63,3 @@ export const command: Command = {
     }
   },
 };
-
-/** `--yes` approves; a terminal asks y/N; anything else refuses, saying how to approve. */
-function approverFor(io: CliIo, yes: boolean): PolicyApprover {
-  return async (request) => {
-    if (yes) {
-      io.stderr(
-        `toolpact call: approved by --yes: ${request.tool} (${request.category}, rule ${request.rule})\n`,
-      );
-      return { action: 'allow', scope: 'once' };
-    }
-    if (!io.interactive || !io.prompt) {
-      return {
-        action: 'deny',
-        reason: `approval is required (rule ${request.rule}: ${request.reason}) and there is no terminal to ask; run it on a terminal or pass --yes`,
-      };
-    }
-    const answer = await io.prompt(question(request));
-    if (answer !== undefined && /^\s*y(es)?\s*$/i.test(answer)) return { action: 'allow', scope: 'once' };
-    return { action: 'deny', reason: 'the person at the terminal declined this call' };
-  };
-}
-
-function question(request: ApprovalRequest): string {
-  let shown = JSON.stringify(redactValue(request.arguments)) ?? '{}';
-  if (shown.length > MAX_SHOWN_ARGUMENTS) shown = `${shown.slice(0, MAX_SHOWN_ARGUMENTS)}…`;
-  const source = request.source === 'local' ? '' : ` from ${request.source}`;
-  return `Allow ${request.tool}${source} (${request.category}, ${request.risk} risk; ${request.reason}) with ${shown}? [y/N] `;
-}

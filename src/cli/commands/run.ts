@@ -1,0 +1,380 @@
+import {
+  type AgentEvent,
+  type AgentResult,
+  anthropicMessages,
+  geminiGenerate,
+  type ModelAdapter,
+  openaiChat,
+  runAgent,
+} from '../../agent/index.js';
+import type { GateDecision } from '../../dispatch/gate.js';
+import { createPolicyGate, type PolicyDecision } from '../../policy/policy-gate.js';
+import { redactValue } from '../../policy/redact.js';
+import { type CallRecord, Registry } from '../../registry/registry.js';
+import { parseArgs } from '../args.js';
+import { choosePolicy, openAuditOption } from '../gate-options.js';
+import type { CliIo, Command, ExitCode } from '../io.js';
+import { UsageError } from '../io.js';
+import { loadRegistry } from '../load-module.js';
+import { terminalApprover } from '../terminal-approver.js';
+
+const PROVIDERS = ['openai', 'openai-compatible', 'anthropic', 'gemini'] as const;
+type Provider = (typeof PROVIDERS)[number];
+
+/** Where each provider's SDK sends requests when no `--base-url` is given (for messages only). */
+const DEFAULT_URLS: { readonly [P in Provider]: string } = {
+  openai: 'https://api.openai.com/v1',
+  'openai-compatible': '',
+  anthropic: 'https://api.anthropic.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+};
+
+const SHORT = 160;
+
+/** `toolpact run <module> "<task>"`: run a tool set on a real model, step by step, through the gate. */
+export const command: Command = {
+  name: 'run',
+  summary: 'run the tools on a model in a loop, printing each call, its gate decision and its envelope',
+  usage: [
+    'toolpact run <module> "<task>" --provider <openai|openai-compatible|anthropic|gemini> --model <name> [options]',
+    '',
+    '  <module>        a .ts, .mts, .js or .mjs file exporting tools',
+    '  <task>          what to ask the model (one shell word: quote it)',
+    '  --provider      openai (OPENAI_API_KEY), anthropic (ANTHROPIC_API_KEY), gemini (GEMINI_API_KEY),',
+    '                  or openai-compatible: Ollama, vLLM, llama.cpp, LM Studio (needs --base-url or',
+    '                  OPENAI_BASE_URL; OPENAI_API_KEY only if the server wants one)',
+    '  --model         the model name',
+    '  --base-url      the API base URL (e.g. http://127.0.0.1:11434/v1 for Ollama)',
+    '  --system        a system prompt',
+    '  --max-steps     the most model requests (default 20)',
+    '  --max-tokens    stop once this many tokens (input + output) are used',
+    '  --timeout       wall-clock limit of each tool call, in milliseconds',
+    '  --stream        stream the answers',
+    '  --yes           approve every call the policy asks about (without it: y/N on a terminal, else refused)',
+    '  --policy        a JSON policy file (default: toolpact.config.*, else the category defaults)',
+    '  --audit         append one JSON line per call to this audit log',
+    '',
+    'Progress goes to stderr; the answer to stdout. Exit 0 when the model answered, 1 when a bound',
+    '(steps, tokens) stopped it, 2 for usage errors, a missing key, or a provider that failed.',
+  ].join('\n'),
+  async run(args, io) {
+    const { positionals, flags } = parseArgs(args, {
+      provider: 'string',
+      model: 'string',
+      'base-url': 'string',
+      system: 'string',
+      'max-steps': 'string',
+      'max-tokens': 'string',
+      timeout: 'string',
+      stream: 'boolean',
+      yes: 'boolean',
+      policy: 'string',
+      audit: 'string',
+    });
+    const [modulePath, task, ...extra] = positionals;
+    if (!modulePath || task === undefined) throw new UsageError('Give a module and a task.');
+    if (extra.length > 0)
+      throw new UsageError(`Unexpected arguments: ${extra.join(' ')}. Quote the task as one shell word.`);
+    const provider = flags.provider;
+    if (typeof provider !== 'string' || !(PROVIDERS as readonly string[]).includes(provider)) {
+      throw new UsageError(
+        `--provider must be one of ${PROVIDERS.join(', ')}${typeof provider === 'string' ? `, received "${provider}"` : ''}.`,
+      );
+    }
+    const model = flags.model;
+    if (typeof model !== 'string' || model === '') throw new UsageError('Give the model name with --model.');
+    const maxSteps = count(flags['max-steps'], '--max-steps');
+    const maxTokens = count(flags['max-tokens'], '--max-tokens');
+    const timeoutMs = count(flags.timeout, '--timeout');
+    const baseUrl = typeof flags['base-url'] === 'string' ? flags['base-url'] : undefined;
+    const setup = {
+      provider: provider as Provider,
+      model,
+      baseUrl,
+      system: typeof flags.system === 'string' ? flags.system : undefined,
+      stream: flags.stream === true,
+    };
+    const { adapter, url } = await connect(setup, io);
+
+    const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
+    const loaded = await loadRegistry(modulePath, io.cwd);
+    const audit = openAuditOption(flags.audit, io.cwd);
+    const spinner = new Spinner(io);
+    const decisions = new Map<string, GateDecision | undefined>();
+    try {
+      const gate = createPolicyGate(policy, {
+        approver: terminalApprover(io, {
+          yes: flags.yes === true,
+          command: 'run',
+          before: () => spinner.stop(),
+        }),
+        observe: (record: CallRecord) => {
+          if (record.callId !== undefined) decisions.set(record.callId, record.decision);
+          audit?.observe(record);
+        },
+      });
+      const registry = new Registry({ ...gate.registryOptions }).register(loaded.list());
+      io.stderr(
+        `toolpact run: ${registry.size} tools, ${provider} model "${model}"${url ? ` at ${url}` : ''}\n`,
+      );
+      const started = Date.now();
+      const result = await runAgent<unknown>({
+        model: adapter,
+        registry,
+        messages: firstMessages(setup.provider, task),
+        ...(maxSteps !== undefined ? { maxSteps } : {}),
+        ...(maxTokens !== undefined ? { maxTokens } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        onEvent: (event) => report(event, io, spinner, decisions),
+      });
+      spinner.stop();
+      return finish(result, io, Date.now() - started, url);
+    } finally {
+      spinner.stop();
+      audit?.close();
+    }
+  },
+};
+
+function count(value: string | boolean | undefined, flag: string): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const number = Number(value);
+  if (!(Number.isInteger(number) && number > 0))
+    throw new UsageError(`${flag} needs a positive whole number, received "${value}".`);
+  return number;
+}
+
+interface Setup {
+  readonly provider: Provider;
+  readonly model: string;
+  readonly baseUrl: string | undefined;
+  readonly system: string | undefined;
+  readonly stream: boolean;
+}
+
+/** The user's first message, in the provider's shape. */
+function firstMessages(provider: Provider, task: string): unknown[] {
+  return provider === 'gemini'
+    ? [{ role: 'user', parts: [{ text: task }] }]
+    : [{ role: 'user', content: task }];
+}
+
+/** Builds the provider's own client from the environment; a missing key or package is a usage error. */
+async function connect(setup: Setup, io: CliIo): Promise<{ adapter: ModelAdapter<unknown>; url: string }> {
+  const { provider, model, system, stream } = setup;
+  const need = (variable: string) => {
+    const value = io.env[variable];
+    if (!value)
+      throw new UsageError(
+        `The ${provider} provider needs an API key in ${variable}, which is not set. Export it, or use --provider openai-compatible --base-url <url> for a local server.`,
+      );
+    return value;
+  };
+  switch (provider) {
+    case 'openai':
+    case 'openai-compatible': {
+      const apiKey = provider === 'openai' ? need('OPENAI_API_KEY') : (io.env.OPENAI_API_KEY ?? 'not-needed');
+      const url = setup.baseUrl ?? (provider === 'openai' ? DEFAULT_URLS.openai : io.env.OPENAI_BASE_URL);
+      if (!url)
+        throw new UsageError(
+          'The openai-compatible provider needs the server URL: pass --base-url (e.g. http://127.0.0.1:11434/v1 for Ollama) or set OPENAI_BASE_URL.',
+        );
+      const { default: OpenAI } = await loadPackage<typeof import('openai')>(
+        'openai',
+        () => import('openai'),
+      );
+      const client = new OpenAI({ apiKey, baseURL: url });
+      const adapter = openaiChat(client, {
+        model,
+        stream,
+        ...(provider === 'openai' ? {} : { provider: 'openai-compatible' }),
+      });
+      return { adapter: withSystem(adapter, system) as ModelAdapter<unknown>, url };
+    }
+    case 'anthropic': {
+      const apiKey = need('ANTHROPIC_API_KEY');
+      const { default: Anthropic } = await loadPackage<typeof import('@anthropic-ai/sdk')>(
+        '@anthropic-ai/sdk',
+        () => import('@anthropic-ai/sdk'),
+      );
+      const client = new Anthropic({ apiKey, ...(setup.baseUrl ? { baseURL: setup.baseUrl } : {}) });
+      const adapter = anthropicMessages(client, { model, stream, ...(system ? { system } : {}) });
+      return { adapter: adapter as ModelAdapter<unknown>, url: setup.baseUrl ?? DEFAULT_URLS.anthropic };
+    }
+    case 'gemini': {
+      const apiKey = io.env.GEMINI_API_KEY || io.env.GOOGLE_API_KEY || need('GEMINI_API_KEY');
+      const { GoogleGenAI } = await loadPackage<typeof import('@google/genai')>(
+        '@google/genai',
+        () => import('@google/genai'),
+      );
+      const client = new GoogleGenAI({
+        apiKey,
+        ...(setup.baseUrl ? { httpOptions: { baseUrl: setup.baseUrl } } : {}),
+      });
+      const adapter = geminiGenerate(client, { model, stream, ...(system ? { system } : {}) });
+      return { adapter: adapter as ModelAdapter<unknown>, url: setup.baseUrl ?? DEFAULT_URLS.gemini };
+    }
+    default: {
+      const exhaustive: never = provider;
+      throw new UsageError(`Unknown provider ${String(exhaustive)}.`);
+    }
+  }
+}
+
+/** A Chat Completions adapter whose transcript starts with a system message (that API has no other slot). */
+function withSystem<Message>(
+  adapter: ModelAdapter<Message>,
+  system: string | undefined,
+): ModelAdapter<Message> {
+  if (!system) return adapter;
+  const head = { role: 'system', content: system } as Message;
+  return {
+    ...adapter,
+    generate: (request) => adapter.generate({ ...request, messages: [head, ...request.messages] }),
+  };
+}
+
+async function loadPackage<T>(name: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch {
+    throw new UsageError(
+      `This provider needs the "${name}" package, which is not installed: npm install ${name}`,
+    );
+  }
+}
+
+/** A spinner on stderr while the model thinks, only on a terminal. */
+class Spinner {
+  static readonly FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+  readonly #io: CliIo;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #frame = 0;
+  constructor(io: CliIo) {
+    this.#io = io;
+  }
+  start(label: string): void {
+    if (!this.#io.interactive) return;
+    this.stop();
+    const draw = () => {
+      this.#io.stderr(`\r${Spinner.FRAMES[this.#frame++ % Spinner.FRAMES.length]} ${label}`);
+    };
+    draw();
+    this.#timer = setInterval(draw, 80);
+    this.#timer.unref?.();
+  }
+  stop(): void {
+    if (this.#timer === undefined) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#io.stderr('\r\x1b[K');
+  }
+}
+
+function report(
+  event: AgentEvent<unknown>,
+  io: CliIo,
+  spinner: Spinner,
+  decisions: Map<string, GateDecision | undefined>,
+): void {
+  switch (event.type) {
+    case 'model_request':
+      spinner.start(`step ${event.step + 1}: the model is thinking…`);
+      return;
+    case 'model_response':
+      spinner.stop();
+      if (event.turn.calls.length > 0 && event.turn.text.trim() !== '')
+        io.stderr(`step ${event.step + 1}  ${shorten(event.turn.text.trim())}\n`);
+      return;
+    case 'tool_call':
+      io.stderr(`step ${event.step + 1}  → ${event.tool} ${shownArguments(event.call.arguments)}\n`);
+      return;
+    case 'tool_result': {
+      const { outcome } = event;
+      const id = outcome.call.id;
+      const decision = id === undefined ? undefined : describeDecision(decisions.get(id));
+      const envelope = outcome.envelope;
+      const shown = envelope.ok
+        ? `ok ${shorten(JSON.stringify(envelope.result) ?? 'null')}`
+        : `${envelope.error.type}: ${shorten(envelope.error.message)}`;
+      io.stderr(`        ← ${outcome.tool}${decision ? ` [${decision}]` : ''} ${shown}\n`);
+      return;
+    }
+    case 'step':
+    case 'done':
+      return;
+    default:
+      event satisfies never;
+  }
+}
+
+function describeDecision(decision: GateDecision | undefined): string | undefined {
+  if (!decision) return undefined;
+  const { approval } = decision as PolicyDecision;
+  const rule = decision.rule ? ` by ${decision.rule}` : '';
+  if (decision.action === 'allow')
+    return approval && approval !== 'remembered' ? `approved ${approval}${rule}` : `allowed${rule}`;
+  if (decision.action === 'deny') return approval === 'declined' ? `declined${rule}` : `denied${rule}`;
+  return `asked${rule}, no one to answer`;
+}
+
+function shownArguments(value: unknown): string {
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return `${shorten(value)} (not JSON)`;
+    }
+  }
+  return shorten(JSON.stringify(redactValue(parsed)) ?? '{}');
+}
+
+/**
+ * What a model or a tool wrote, made safe for a terminal: control characters (an escape sequence could
+ * move the cursor, rewrite earlier lines or retitle the window) become visible `\u` escapes.
+ */
+function printable(text: string): string {
+  return text.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+function shorten(text: string): string {
+  const line = printable(text).replace(/\s+/g, ' ');
+  return line.length > SHORT ? `${line.slice(0, SHORT)}…` : line;
+}
+
+function finish(result: AgentResult<unknown>, io: CliIo, elapsedMs: number, url: string): ExitCode {
+  const calls = result.steps.reduce((total, step) => total + step.calls.length, 0);
+  const summary = `${result.steps.length} step${result.steps.length === 1 ? '' : 's'}, ${calls} tool call${calls === 1 ? '' : 's'}, ${result.usage.inputTokens} tokens in, ${result.usage.outputTokens} out, ${(elapsedMs / 1000).toFixed(1)} s`;
+  switch (result.stopReason) {
+    case 'text':
+      io.stdout(`${printable(result.text)}\n`);
+      io.stderr(`toolpact run: answered (${summary})\n`);
+      return 0;
+    case 'max_steps':
+    case 'budget':
+    case 'aborted':
+      if (result.text) io.stdout(`${printable(result.text)}\n`);
+      io.stderr(
+        `toolpact run: stopped by ${result.stopReason.replace('_', ' ')} before an answer (${summary})\n`,
+      );
+      return 1;
+    case 'model_error': {
+      const error = result.error!;
+      const unreachable = error.status === undefined && error.name !== 'ProviderPayloadError';
+      io.stderr(
+        unreachable
+          ? `toolpact run: cannot reach the model at ${url}: ${error.message}\n`
+          : `toolpact run: ${error.message}\n`,
+      );
+      return 2;
+    }
+    default: {
+      const exhaustive: never = result.stopReason;
+      return exhaustive;
+    }
+  }
+}
