@@ -9,6 +9,7 @@ const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Com
   lint: () => import('./commands/lint.js'),
   schemas: () => import('./commands/schemas.js'),
   serve: () => import('./commands/serve.js'),
+  studio: () => import('./commands/studio.js'),
 };
 
 /**
