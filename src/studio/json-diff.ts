@@ -28,26 +28,30 @@ export function diffJson(before: unknown, after: unknown): DiffLine[] {
   const key = (text: string) => text.trim().replace(/,$/, '');
   const a = left.map(key);
   const b = right.map(key);
-  // Longest common subsequence, by suffix lengths; O(n·m) is fine for tool payloads.
+  const indent = (text: string) => text.length - text.trimStart().length;
+  // A match at the same depth outweighs one at another, so a closing brace pairs with its own.
+  const weight = (i: number, j: number) =>
+    a[i] !== b[j] ? 0 : indent(left[i]!) === indent(right[j]!) ? 3 : 2;
+  // Heaviest common subsequence, by suffixes; O(n·m) is fine for tool payloads.
   const width = b.length + 1;
   const table = new Uint32Array((a.length + 1) * width);
+  const at = (i: number, j: number) => table[i * width + j]!;
   for (let i = a.length - 1; i >= 0; i--) {
     for (let j = b.length - 1; j >= 0; j--) {
-      table[i * width + j] =
-        a[i] === b[j]
-          ? table[(i + 1) * width + j + 1]! + 1
-          : Math.max(table[(i + 1) * width + j]!, table[i * width + j + 1]!);
+      const match = weight(i, j);
+      table[i * width + j] = Math.max(match > 0 ? match + at(i + 1, j + 1) : 0, at(i + 1, j), at(i, j + 1));
     }
   }
   const out: DiffLine[] = [];
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
+    const match = weight(i, j);
+    if (match > 0 && at(i, j) === match + at(i + 1, j + 1)) {
       out.push({ op: ' ', text: right[j]! });
       i++;
       j++;
-    } else if (table[(i + 1) * width + j]! >= table[i * width + j + 1]!) {
+    } else if (at(i + 1, j) >= at(i, j + 1)) {
       out.push({ op: '-', text: left[i++]! });
     } else {
       out.push({ op: '+', text: right[j++]! });
