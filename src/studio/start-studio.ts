@@ -22,7 +22,7 @@ import {
   studioToolDetail,
 } from './studio-model.js';
 import { hasSearchIndex, searchStudioTools } from './tool-search.js';
-import { contentSecurityPolicy, loadUiAssets, renderPage } from './ui-assets.js';
+import { contentSecurityPolicy, loadUiAssets, modulePaths, renderPage } from './ui-assets.js';
 import { watchFiles } from './watch-files.js';
 
 /** What the studio shows: a registry built with the studio's gate options, and how to let it go. */
@@ -109,6 +109,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   }
   const token = randomBytes(18).toString('base64url');
   const assets = loadUiAssets();
+  const preload = modulePaths(assets);
   const policy = definePolicy(options.policy ?? { rules: [] });
   const approvals = new ApprovalQueue();
   const audit: AuditEntry[] = [];
@@ -208,7 +209,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     const nonce = randomBytes(16).toString('base64');
     c.header('Content-Security-Policy', contentSecurityPolicy(nonce));
     c.header('X-Frame-Options', 'DENY');
-    return c.html(renderPage(options.label, nonce));
+    return c.html(renderPage(options.label, nonce, preload));
   });
   page.get('/ui/:file', (c) => asset(c, assets.ui.get(c.req.param('file'))));
   page.get('/vendor/:file', (c) => asset(c, assets.vendor.get(c.req.param('file'))));

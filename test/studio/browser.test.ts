@@ -36,7 +36,9 @@ describe.skipIf(skip)('toolpact studio in Chromium', () => {
 
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, name) });
   const row = (name: string) => page.locator(`.tool-list li[data-tool="${name}"]`);
+  // A fresh document each time: a change of hash alone would keep the last test's filters.
   const open = async (hash: string) => {
+    await page.goto('about:blank');
     await page.goto(`${studio.url}#${hash}`);
     await page.locator('.studio main').waitFor();
   };

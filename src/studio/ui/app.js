@@ -33,10 +33,13 @@ function App() {
   }, []);
 
   useEffect(() => {
-    let version = 0;
+    // The first state event only says which version is current; later ones mean a reload.
+    let seen = null;
+    let loaded = null;
     const refresh = () =>
       getJson('./api/overview')
         .then((data) => {
+          loaded = data.version;
           setOverview(data);
           setProblem(null);
         })
@@ -46,9 +49,15 @@ function App() {
     getJson('./api/history').then(setHistory, () => {});
     return followEvents({
       state: (state) => {
-        if (version !== 0 && state.version !== version) setReloadedAt(new Date());
-        if (state.version !== version) refresh();
-        version = state.version;
+        if (seen === null) {
+          seen = state.version;
+          if (loaded !== null && loaded !== state.version) refresh();
+          return;
+        }
+        if (state.version === seen) return;
+        seen = state.version;
+        setReloadedAt(new Date());
+        refresh();
       },
       approvals: setApprovals,
       audit: (entry) => setAudit((entries) => [...entries, entry]),
