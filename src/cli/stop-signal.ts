@@ -3,6 +3,10 @@ import { UsageError } from './io.js';
 /**
  * Resolves with the name of the first SIGINT or SIGTERM, for commands that run until stopped
  * (`serve`, `studio`); `dispose` removes the listeners.
+ *
+ * @example
+ * const stop = stopSignal();
+ * try { io.stderr(`stopped by ${await stop.signalled}\n`); } finally { stop.dispose(); }
  */
 export function stopSignal(): { signalled: Promise<string>; dispose: () => void } {
   let onSignal: (signal: string) => void = () => {};
@@ -20,7 +24,12 @@ export function stopSignal(): { signalled: Promise<string>; dispose: () => void 
   };
 }
 
-/** A whole-number flag value from `min` to `max`, or a usage error naming the flag and what came. */
+/**
+ * A whole-number flag value from `min` to `max`, or a usage error naming the flag and what came.
+ *
+ * @example
+ * wholeNumberFlag('port', '3000', 0, 65_535); // 3000
+ */
 export function wholeNumberFlag(
   flag: string,
   text: string | boolean,

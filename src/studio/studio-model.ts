@@ -7,7 +7,12 @@ import { countTokens, toProviderTools } from '../schema/index.js';
 import type { SchemaDiagnostic } from '../schema/types.js';
 import { type DiffLine, diffJson } from './json-diff.js';
 
-/** The provider formats the studio shows beside the canonical contract, in display order. */
+/**
+ * The provider formats the studio shows beside the canonical contract, in display order.
+ *
+ * @example
+ * for (const format of STUDIO_FORMATS) console.log(format, registry.schemas(format).length);
+ */
 export const STUDIO_FORMATS = ['openai', 'openai-responses', 'anthropic', 'gemini', 'mcp'] as const;
 
 /** One of {@link STUDIO_FORMATS}. */
@@ -198,7 +203,12 @@ function toStudioFinding(finding: LintFinding, tools: readonly AnyTool[]): Studi
   };
 }
 
-/** The tokens of an envelope's text, as the model would read it. */
+/**
+ * The tokens of an envelope's text, as the model would read it (o200k_base).
+ *
+ * @example
+ * envelopeTokens('{"ok":true,"result":3}'); // 9
+ */
 export function envelopeTokens(text: string): number {
   return countTokens(text);
 }

@@ -48,7 +48,12 @@ export async function searchStudioTools(registry: Registry, query: string): Prom
   return { engine: 'text', names: filterByText(registry, text) };
 }
 
-/** True when `toolpact/search` is installed beside the studio. */
+/**
+ * True when `toolpact/search` is installed beside the studio.
+ *
+ * @example
+ * const placeholder = (await hasSearchIndex()) ? 'Search tools (index)…' : 'Filter by text…';
+ */
 export async function hasSearchIndex(): Promise<boolean> {
   return (await loadSearch()) !== undefined;
 }

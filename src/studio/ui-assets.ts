@@ -30,7 +30,12 @@ const VENDOR: readonly (readonly [served: string, specifier: string, file: strin
   ['htm.mjs', 'htm', 'htm.mjs'],
 ];
 
-/** The import map that lets the page's modules import `preact`, `preact/hooks` and `htm` by name. */
+/**
+ * The import map that lets the page's modules import `preact`, `preact/hooks` and `htm` by name.
+ *
+ * @example
+ * `<script type="importmap">${JSON.stringify(IMPORT_MAP)}</script>`;
+ */
 export const IMPORT_MAP = {
   imports: { preact: './vendor/preact.mjs', 'preact/hooks': './vendor/hooks.mjs', htm: './vendor/htm.mjs' },
 };
@@ -62,7 +67,12 @@ export function loadUiAssets(): UiAssets {
   return { ui, vendor };
 }
 
-/** The paths of every script module the page imports, for {@link renderPage}'s preloads. */
+/**
+ * The paths of every script module the page imports, for {@link renderPage}'s preloads.
+ *
+ * @example
+ * modulePaths(loadUiAssets()); // ['vendor/preact.mjs', 'vendor/hooks.mjs', 'vendor/htm.mjs', 'ui/api.js', …]
+ */
 export function modulePaths(assets: UiAssets): string[] {
   return [
     ...[...assets.vendor.keys()].map((name) => `vendor/${name}`),
@@ -102,7 +112,12 @@ export function renderPage(label: string, nonce: string, preload: readonly strin
   ].join('\n');
 }
 
-/** The Content-Security-Policy of the page: only its own origin, scripts only with the nonce. */
+/**
+ * The Content-Security-Policy of the page: only its own origin, inline scripts only with the nonce.
+ *
+ * @example
+ * response.setHeader('Content-Security-Policy', contentSecurityPolicy(nonce));
+ */
 export function contentSecurityPolicy(nonce: string): string {
   return [
     "default-src 'none'",

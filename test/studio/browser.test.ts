@@ -86,13 +86,13 @@ describe.skipIf(skip)('toolpact studio in Chromium', () => {
       '.tool-page[data-tool="search_notes"] mark[data-rule="no-manipulative-wording"]',
     );
     await expect.poll(() => mark.textContent()).toBe('ALWAYS use');
+    await shot('studio-tool.png');
     await page.locator('.filter-finding').selectOption('no-manipulative-wording');
     await expect.poll(() => page.locator('.tool-list li').count()).toBe(1);
     expect(await page.locator('.tool-list li').getAttribute('data-tool')).toBe('search_notes');
     await page.locator('.filter-finding').selectOption('');
     await page.locator('.filter-text').fill('file_path');
     await expect.poll(() => page.locator('.tool-list li').count()).toBe(1);
-    await shot('studio-tool.png');
   });
 
   test("each provider's payload on the page is exactly registry.schemas(format), with a diff against canonical", async () => {

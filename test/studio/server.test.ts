@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Registry } from '../../src/index.js';
 import { definePolicy } from '../../src/policy/index.js';
@@ -228,4 +231,24 @@ test('diffJson matches lines by their text, whatever their indentation', () => {
     { op: '+', text: '  }' },
     { op: ' ', text: '}' },
   ]);
+});
+
+test('the page is served from the package: every UI file, and the build copies the folder beside the code', async () => {
+  const folder = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'studio', 'ui');
+  for (const name of readdirSync(folder)) {
+    const response = await send(`${studio.url}ui/${name}`);
+    expect(response.status, name).toBe(200);
+    expect(response.text).toBe(readFileSync(join(folder, name), 'utf8'));
+  }
+  for (const name of ['preact.mjs', 'hooks.mjs', 'htm.mjs']) {
+    expect((await send(`${studio.url}vendor/${name}`)).status).toBe(200);
+  }
+  expect((await send(`${studio.url}ui/..%2f..%2fstart-studio.ts`)).status).toBe(404);
+  const manifest = JSON.parse(readFileSync(join(folder, '..', '..', '..', 'package.json'), 'utf8'));
+  expect(manifest.scripts.build).toContain("cpSync('src/studio/ui','dist/studio/ui'");
+  expect(manifest.files).toContain('dist');
+  expect(manifest.exports['./studio']).toEqual({
+    types: './dist/studio/index.d.ts',
+    import: './dist/studio/index.js',
+  });
 });
