@@ -2,25 +2,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTool, Registry } from '../../src/index.js';
 import { definePolicy } from '../../src/policy/index.js';
 import { mcpStudioSource, type RunningStudio, STUDIO_FORMATS, startStudio } from '../../src/studio/index.js';
 import { type NotesState, notesTools } from '../fixtures/studio/notes-tools.js';
-import { launchBrowser, skipWithoutBrowser } from './support.js';
+import { EVERYTHING, launchBrowser, ROOT, skipWithoutBrowser } from './support.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const EVERYTHING = join(
-  ROOT,
-  'node_modules',
-  '@modelcontextprotocol',
-  'server-everything',
-  'dist',
-  'index.js',
-);
 // Screenshots go to a temp dir; TOOLPACT_SCREENSHOTS=<dir> keeps them (docs/images holds the chosen ones).
 const SHOTS = process.env.TOOLPACT_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'toolpact-studio-shots-'));
 
