@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { Registry } from '../../src/index.js';
+import { serveHttp } from '../../src/mcp/index.js';
+import { notesTools } from '../fixtures/studio/notes-tools.js';
 import { runCli } from '../support/cli.js';
 import { EVERYTHING, ROOT } from './support.js';
 
@@ -31,9 +34,9 @@ describe('toolpact studio: usage errors exit 2 with a message', () => {
   });
 });
 
-/** Starts `toolpact studio …` as a process and resolves with its URL once it prints one. */
+/** Starts `toolpact <args>` as a process and resolves with the URL it prints. */
 async function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'studio', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -44,7 +47,7 @@ async function startCli(args: string[]): Promise<{ child: ChildProcess; url: str
       const match = /open (http:\/\/\S+)/.exec(stderr);
       if (match) resolve(match[1]!);
     });
-    child.once('exit', (code) => reject(new Error(`toolpact studio exited with ${code}: ${stderr}`)));
+    child.once('exit', (code) => reject(new Error(`toolpact ${args[0]} exited with ${code}: ${stderr}`)));
   });
   return { child, url, stderr: () => stderr };
 }
@@ -75,7 +78,7 @@ export default [
 ];
 `;
     writeFileSync(file, module('Echo'));
-    const { child, url, stderr } = await startCli([file, '--port', '0']);
+    const { child, url, stderr } = await startCli(['studio', file, '--port', '0']);
     try {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]+\/$/);
       expect((await overview(url)).tools).toMatchObject([{ name: 'echo', title: 'Echo' }]);
@@ -99,6 +102,7 @@ export default [
 
   test('--mcp shows the tools of an MCP server started over stdio', async () => {
     const { child, url } = await startCli([
+      'studio',
       '--mcp',
       `${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)}`,
     ]);
@@ -107,6 +111,21 @@ export default [
       expect(names).toEqual(expect.arrayContaining(['echo', 'get-sum']));
     } finally {
       expect(await stop(child)).toBe(0);
+    }
+  });
+
+  test('--url shows the tools of an MCP server at a Streamable HTTP endpoint', async () => {
+    const server = await serveHttp(new Registry().register(notesTools()));
+    try {
+      const { child, url } = await startCli(['studio', '--url', server.url]);
+      try {
+        const names = (await overview(url)).tools.map((tool) => tool.name);
+        expect(names).toEqual(['read_note', 'search_notes', 'write_note', 'delete_note']);
+      } finally {
+        expect(await stop(child)).toBe(0);
+      }
+    } finally {
+      await server.close();
     }
   });
 });
