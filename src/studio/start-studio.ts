@@ -86,7 +86,8 @@ export interface StudioCall {
 
 const HOST = '127.0.0.1';
 const MAX_BODY_BYTES = 1024 * 1024;
-const MAX_KEPT = 500;
+// Calls and audit entries kept for the page; a result can be 100,000 characters, so not many more.
+const MAX_KEPT = 200;
 const HEARTBEAT_MS = 15_000;
 
 /**

@@ -14,13 +14,13 @@ interface ToolIndexLike {
   search(query: string, options?: { readonly k?: number }): Promise<readonly unknown[]> | readonly unknown[];
 }
 interface SearchModule {
-  createToolIndex(registry: Registry): ToolIndexLike;
+  createToolIndex(registry: Registry): ToolIndexLike | Promise<ToolIndexLike>;
 }
 
 // The search index lives in an optional part of the package; a build without it filters by text.
 const SEARCH_ENTRY = '../search/index.js';
 let searchModule: Promise<SearchModule | undefined> | undefined;
-const indexes = new WeakMap<Registry, ToolIndexLike>();
+const indexes = new WeakMap<Registry, Promise<ToolIndexLike | undefined>>();
 
 /**
  * Finds tools by text: with `toolpact/search`'s index when that entry exists (ranked, following the
@@ -72,7 +72,13 @@ async function indexOf(registry: Registry): Promise<ToolIndexLike | undefined> {
   if (!module) return undefined;
   let index = indexes.get(registry);
   if (!index) {
-    index = module.createToolIndex(registry);
+    // An index that cannot be built is remembered as absent: the text filter answers instead.
+    index = Promise.resolve()
+      .then(() => module.createToolIndex(registry))
+      .then(
+        (built) => (typeof built?.search === 'function' ? built : undefined),
+        () => undefined,
+      );
     indexes.set(registry, index);
   }
   return index;
@@ -81,11 +87,9 @@ async function indexOf(registry: Registry): Promise<ToolIndexLike | undefined> {
 function nameOfHit(hit: unknown): string | undefined {
   if (typeof hit === 'string') return hit;
   if (hit === null || typeof hit !== 'object') return undefined;
-  const record = hit as {
-    name?: unknown;
-    tool?: { contract?: { name?: unknown }; name?: unknown } | unknown;
-  };
+  const record = hit as { name?: unknown; tool?: unknown; contract?: { name?: unknown } };
   if (typeof record.name === 'string') return record.name;
+  if (typeof record.contract?.name === 'string') return record.contract.name;
   const tool = record.tool as { contract?: { name?: unknown }; name?: unknown } | string | undefined;
   if (typeof tool === 'string') return tool;
   const name = tool?.contract?.name ?? tool?.name;

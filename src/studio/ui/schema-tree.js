@@ -61,6 +61,7 @@ function typeOf(schema) {
   if (type === 'array' && schema.items && typeof schema.items === 'object')
     return `array of ${typeOf(schema.items)}`;
   if (type) return type;
+  if (typeof schema.$ref === 'string') return `ref ${schema.$ref.split('/').pop()}`;
   if (schema.anyOf) return 'any of';
   if (schema.oneOf) return 'one of';
   return 'any';
