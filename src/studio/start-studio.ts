@@ -7,7 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import { ToolDefinitionError } from '../errors/index.js';
-import { checkRequestOrigin, isLoopbackHost } from '../mcp/origin-check.js';
+import { checkRequestOrigin } from '../mcp/origin-check.js';
 import { type AuditEntry, toEntry } from '../policy/audit-log.js';
 import { definePolicy } from '../policy/define-policy.js';
 import type { Policy } from '../policy/policy.js';
@@ -327,7 +327,6 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   });
   const address = server.address() as AddressInfo;
   selfOrigins = [`http://${HOST}:${address.port}`, `http://localhost:${address.port}`];
-  if (!isLoopbackHost(address.address)) throw new Error(`The studio is listening on ${address.address}.`);
 
   return {
     url: `http://${HOST}:${address.port}/${token}/`,

@@ -80,7 +80,7 @@ function App() {
     <header class="top">
       <h1>toolpact studio</h1>
       <span class="source-label" title=${overview.kind}>${overview.kind === 'mcp' ? 'MCP ' : ''}${overview.label}</span>
-      <span class="counts">${overview.tools.length} tools · <span class="severity-error">${overview.errorCount} errors</span> · <span class="severity-warning">${overview.warningCount} warnings</span></span>
+      <span class="counts">${overview.tools.length} tools · <span class="severity-error">${overview.errorCount} errors</span> · <span class="severity-warning">${overview.warningCount} warnings</span> · ${overview.policyRules > 0 ? `policy: ${overview.policyRules} rule${overview.policyRules === 1 ? '' : 's'}` : 'policy: category defaults'}</span>
       <nav class="tabs">
         <button type="button" class=${route.view === 'tool' ? 'on' : ''} onClick=${() => go(selected ? `tool/${selected}` : '')}>Tools</button>
         <button type="button" class=${route.view === 'set' ? 'on' : ''} onClick=${() => go('set')}>Set</button>
