@@ -10,6 +10,7 @@ const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Com
   run: () => import('./commands/run.js'),
   schemas: () => import('./commands/schemas.js'),
   serve: () => import('./commands/serve.js'),
+  studio: () => import('./commands/studio.js'),
 };
 
 /**

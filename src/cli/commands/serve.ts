@@ -5,6 +5,7 @@ import { choosePolicy, openAuditOption } from '../gate-options.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { loadRegistry } from '../load-module.js';
+import { stopSignal, wholeNumberFlag } from '../stop-signal.js';
 
 /**
  * `toolpact serve <module>`: the module's tools as an MCP server, over stdio or Streamable HTTP.
@@ -54,9 +55,9 @@ export const command: Command = {
     for (const flag of ['port', 'host', 'path', 'stateless', 'allow-origin'] as const) {
       if (!http && flags[flag] !== undefined) throw new UsageError(`--${flag} applies only with --http.`);
     }
-    const port = flags.port === undefined ? 3000 : wholeNumber('port', flags.port, 0, 65_535);
+    const port = flags.port === undefined ? 3000 : wholeNumberFlag('port', flags.port, 0, 65_535);
     const pageSize =
-      flags['page-size'] === undefined ? undefined : wholeNumber('page-size', flags['page-size'], 1);
+      flags['page-size'] === undefined ? undefined : wholeNumberFlag('page-size', flags['page-size'], 1);
     const path = typeof flags.path === 'string' ? flags.path : '/mcp';
     if (!path.startsWith('/')) throw new UsageError(`--path must start with "/", received "${path}".`);
     const allowedOrigins =
@@ -126,34 +127,3 @@ export const command: Command = {
     }
   },
 };
-
-/** The policy of `--policy`, else the configuration's, else the category defaults. */
-/** Resolves with the name of the first SIGINT or SIGTERM; `dispose` removes the listeners. */
-function stopSignal(): { signalled: Promise<string>; dispose: () => void } {
-  let onSignal: (signal: string) => void = () => {};
-  const signalled = new Promise<string>((resolve) => {
-    onSignal = resolve;
-  });
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    signalled,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-}
-
-function wholeNumber(
-  flag: string,
-  text: string | boolean,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  const value = Number(text);
-  if (typeof text !== 'string' || !/^\d+$/.test(text) || value < min || value > max) {
-    throw new UsageError(`--${flag} needs a whole number from ${min} to ${max}, received "${String(text)}".`);
-  }
-  return value;
-}

@@ -1,0 +1,140 @@
+import { spawn } from 'node:child_process';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { Registry } from '../../registry/registry.js';
+import { parseArgs } from '../args.js';
+import { choosePolicy } from '../gate-options.js';
+import type { Command } from '../io.js';
+import { UsageError } from '../io.js';
+import { loadRegistry } from '../load-module.js';
+import { stopSignal, wholeNumberFlag } from '../stop-signal.js';
+
+/**
+ * `toolpact studio <module>`: a local page showing the tool set as each provider receives it, with
+ * lint, tokens and permissions, and a playground that runs calls through the gate.
+ *
+ * @example
+ * // toolpact studio examples/workspace/index.ts --open
+ * await execute(['studio', 'examples/workspace/index.ts'], io);
+ */
+export const command: Command = {
+  name: 'studio',
+  summary: 'open a local page that shows a tool set as the model sees it, and try its calls',
+  usage: [
+    'toolpact studio <module> [--port <n>] [--policy <file>] [--open]',
+    'toolpact studio --mcp "<command>" | --url <url> [--port <n>] [--policy <file>] [--open]',
+    '',
+    '  <module>         a .ts, .mts, .js or .mjs file exporting tools; editing it (or any file in its',
+    '                   folder, such as generated contracts) reloads the page',
+    '  --mcp <command>  the tools of an MCP server started over stdio (no shell)',
+    '  --url <url>      the tools of an MCP server at a Streamable HTTP endpoint',
+    '  --port <n>       port on 127.0.0.1 (default: a free one)',
+    "  --policy <file>  the policy the gate applies (default: the configuration's, else the category defaults)",
+    '  --open           open the page in the default browser',
+    '',
+    'The page is served on 127.0.0.1 only, at a URL holding a random token for this run; requests',
+    'without the token, from another origin or to a foreign Host are refused. Calls go through the',
+    "registry's gate; an ask is answered in the page. Stops on SIGINT or SIGTERM.",
+  ].join('\n'),
+  async run(args, io) {
+    const { positionals, flags } = parseArgs(args, {
+      mcp: 'string',
+      url: 'string',
+      port: 'string',
+      policy: 'string',
+      open: 'boolean',
+    });
+    const [modulePath, ...extra] = positionals;
+    if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}.`);
+    const given = [modulePath, flags.mcp, flags.url].filter((value) => value !== undefined);
+    if (given.length !== 1) {
+      throw new UsageError(
+        given.length === 0
+          ? 'Give a module of tools, --mcp "<command>" or --url <url>.'
+          : 'Give one of a module, --mcp and --url, not several.',
+      );
+    }
+    if (typeof flags.url === 'string' && !/^https?:\/\//i.test(flags.url.trim())) {
+      throw new UsageError(`--url must be an http(s) URL, received "${flags.url}".`);
+    }
+    const port = flags.port === undefined ? 0 : wholeNumberFlag('port', flags.port, 0, 65_535);
+    const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
+    const { startStudio, mcpStudioSource } = await import('../../studio/index.js');
+
+    let studio: Awaited<ReturnType<typeof startStudio>>;
+    if (modulePath !== undefined) {
+      // Loaded once here, so a module that cannot load is a usage error before anything listens.
+      let first: Registry | undefined = await loadRegistry(modulePath, io.cwd);
+      const absolute = isAbsolute(modulePath) ? modulePath : resolve(io.cwd, modulePath);
+      studio = await listen(() =>
+        startStudio({
+          label: modulePath,
+          kind: 'module',
+          policy,
+          port,
+          watch: [dirname(absolute)],
+          load: async (options) => {
+            const loaded = first ?? (await loadRegistry(modulePath, io.cwd));
+            first = undefined;
+            return { registry: new Registry(options).register(loaded.list()) };
+          },
+        }),
+      );
+    } else {
+      const argument = (flags.mcp ?? flags.url) as string;
+      const { mcpTargetFromArgument } = await import('../../mcp/index.js');
+      const target = mcpTargetFromArgument(argument, io.cwd);
+      try {
+        studio = await listen(() =>
+          startStudio({ label: argument, kind: 'mcp', policy, port, load: mcpStudioSource(target) }),
+        );
+      } catch (error) {
+        if (error instanceof UsageError) throw error;
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new UsageError(`Cannot read the tools of the MCP server "${argument}": ${reason}`);
+      }
+    }
+
+    const stop = stopSignal();
+    try {
+      io.stderr(`toolpact studio: open ${studio.url}\n`);
+      if (flags.open === true) openBrowser(studio.url, io.stderr);
+      const signal = await stop.signalled;
+      io.stderr(`toolpact studio: ${signal}, stopping.\n`);
+      return 0;
+    } finally {
+      stop.dispose();
+      await studio.close();
+    }
+
+    async function listen<T>(start: () => Promise<T>): Promise<T> {
+      try {
+        return await start();
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE' || code === 'EACCES') {
+          throw new UsageError(`Cannot listen on 127.0.0.1:${port} (${code}); give another --port, or 0.`);
+        }
+        throw error;
+      }
+    }
+  },
+};
+
+/** Opens the default browser without a shell; a failure only prints a hint. */
+function openBrowser(url: string, stderr: (text: string) => void): void {
+  const [command, ...args] =
+    process.platform === 'darwin'
+      ? ['open', url]
+      : process.platform === 'win32'
+        ? ['rundll32', 'url.dll,FileProtocolHandler', url]
+        : ['xdg-open', url];
+  try {
+    const child = spawn(command!, args, { stdio: 'ignore', detached: true });
+    child.on('error', () =>
+      stderr(`toolpact studio: could not start "${command}"; open the URL yourself.\n`),
+    );
+    child.unref();
+  } catch {
+    stderr(`toolpact studio: could not start "${command}"; open the URL yourself.\n`);
+  }
+}

@@ -1,0 +1,410 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { compress } from 'hono/compress';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import { ToolDefinitionError } from '../errors/index.js';
+import { checkRequestOrigin } from '../mcp/origin-check.js';
+import { type AuditEntry, toEntry } from '../policy/audit-log.js';
+import { definePolicy } from '../policy/define-policy.js';
+import type { Policy } from '../policy/policy.js';
+import { createPolicyGate } from '../policy/policy-gate.js';
+import type { CallRecord, Registry, RegistryOptions } from '../registry/registry.js';
+import { type ApprovalChoice, ApprovalQueue } from './approval-queue.js';
+import {
+  envelopeTokens,
+  STUDIO_FORMATS,
+  type StudioOverview,
+  studioOverview,
+  studioToolDetail,
+} from './studio-model.js';
+import { hasSearchIndex, searchStudioTools } from './tool-search.js';
+import { contentSecurityPolicy, loadUiAssets, modulePaths, renderPage } from './ui-assets.js';
+import { watchFiles } from './watch-files.js';
+
+/** What the studio shows: a registry built with the studio's gate options, and how to let it go. */
+export interface StudioSource {
+  readonly registry: Registry;
+  /** Called when the source is replaced or the studio stops (an MCP import closes its connection). */
+  readonly close?: () => Promise<void>;
+  /** Tools the source could not take, with why (an MCP server's tools with broken schemas). */
+  readonly skipped?: readonly {
+    readonly remoteName: string;
+    readonly code: string;
+    readonly message: string;
+  }[];
+}
+
+/** Options of {@link startStudio}. */
+export interface StudioOptions {
+  /** What the page calls the tool set: the module path, or the MCP server. */
+  readonly label: string;
+  /** `module` or `mcp`, shown in the page. */
+  readonly kind?: 'module' | 'mcp';
+  /**
+   * Builds the registry to show, passing `options` (the gate and the audit observer) to `new Registry`.
+   * Called at start and again on every reload.
+   */
+  readonly load: (options: RegistryOptions) => Promise<StudioSource> | StudioSource;
+  /** The policy the gate applies (default: the category defaults). */
+  readonly policy?: Policy;
+  /** The port on 127.0.0.1 (default 0: a free one). */
+  readonly port?: number;
+  /** Files or folders whose change reloads the source (a folder: the files directly in it). */
+  readonly watch?: readonly string[];
+  /** How long an approval may wait for an answer before the call is denied (default 10 minutes). */
+  readonly approvalTimeoutMs?: number;
+}
+
+/** A running studio. */
+export interface RunningStudio {
+  /** The page's address, with the run's token in it: `http://127.0.0.1:43121/3f…a9/`. */
+  readonly url: string;
+  readonly port: number;
+  /** Loads the source again and tells open pages (what a file change does). */
+  reload(): Promise<void>;
+  /** Denies the open approvals, closes the source and stops listening. */
+  close(): Promise<void>;
+}
+
+/** One call made from the page, as the history shows it. */
+export interface StudioCall {
+  readonly id: number;
+  readonly time: string;
+  readonly tool: string;
+  /** What was sent: the raw text as typed, or the form's JSON. */
+  readonly sent: string;
+  /** The envelope's JSON text, exactly as the model reads it. */
+  readonly text: string;
+  readonly tokens: number;
+  readonly ok: boolean;
+  readonly durationMs: number;
+}
+
+const HOST = '127.0.0.1';
+const MAX_BODY_BYTES = 1024 * 1024;
+// Calls and audit entries kept for the page; a result can be 100,000 characters, so not many more.
+const MAX_KEPT = 200;
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * Serves the studio: a page on 127.0.0.1 that shows a tool set as each provider receives it, with lint
+ * findings, token costs and the gate's decisions, and runs calls through the real `registry.call` with
+ * the gate, asking the person at the page when the policy says `ask`. Every request must carry the
+ * run's random token in its path and come from the page's own origin, to a loopback Host.
+ *
+ * @example
+ * const studio = await startStudio({
+ *   label: 'tools.ts',
+ *   load: (options) => ({ registry: new Registry(options).register(readFile, writeFile) }),
+ * });
+ * console.log(`Open ${studio.url}`);
+ */
+export async function startStudio(options: StudioOptions): Promise<RunningStudio> {
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new ToolDefinitionError('invalid_option', `port is ${String(options.port)}; give 0 to 65535.`);
+  }
+  const token = randomBytes(18).toString('base64url');
+  const assets = loadUiAssets();
+  const preload = modulePaths(assets);
+  const policy = definePolicy(options.policy ?? { rules: [] });
+  const approvals = new ApprovalQueue();
+  const audit: AuditEntry[] = [];
+  const history: StudioCall[] = [];
+  const streams = new Set<SSEStreamingApi>();
+  const observe = (record: CallRecord) => {
+    const entry = toEntry(record);
+    keep(audit, entry);
+    broadcast('audit', entry);
+  };
+  const gate = createPolicyGate(policy, {
+    approver: approvals.approver,
+    observe,
+    approvalTimeoutMs: options.approvalTimeoutMs ?? 600_000,
+  });
+  // The list shows what the gate would decide without asking anyone, remembering session approvals.
+  const listGate = createPolicyGate(policy, { session: gate.session });
+  const registryOptions: RegistryOptions = { ...gate.registryOptions };
+
+  let source = await options.load(registryOptions);
+  let version = 1;
+  let loadError: string | null = null;
+  let overview: Promise<StudioOverview> | undefined;
+  let unsubscribe = source.registry.onChange(changed);
+  let callCount = 0;
+
+  function changed(): void {
+    overview = undefined;
+    version++;
+    broadcast('state', { version, loadError });
+  }
+  const currentOverview = () => {
+    overview ??= studioOverview(source.registry, listGate);
+    return overview;
+  };
+
+  function broadcast(event: string, data: unknown): void {
+    const message = { event, data: JSON.stringify(data) };
+    for (const stream of streams) stream.writeSSE(message).catch(() => streams.delete(stream));
+  }
+  approvals.onChange((pending) => broadcast('approvals', pending));
+
+  let reloading = Promise.resolve();
+  const reload = (): Promise<void> => {
+    reloading = reloading.then(async () => {
+      try {
+        const next = await options.load(registryOptions);
+        const previous = source;
+        unsubscribe();
+        source = next;
+        unsubscribe = source.registry.onChange(changed);
+        loadError = null;
+        await previous.close?.().catch(() => {});
+      } catch (error) {
+        // The page keeps the last tool set that loaded and says why the new one did not.
+        loadError = error instanceof Error ? error.message : String(error);
+      }
+      changed();
+    });
+    return reloading;
+  };
+  const stopWatching = options.watch?.length ? watchFiles(options.watch, () => void reload()) : () => {};
+
+  const app = new Hono({ strict: false });
+  let selfOrigins: readonly string[] = [];
+  app.onError((_error, c) => c.json(problem('internal', 'The studio failed to answer this request.'), 500));
+  app.use('*', async (c, next) => {
+    const origin = c.req.header('origin');
+    const refusal = checkRequestOrigin({ host: c.req.header('host'), origin }, { loopback: true });
+    if (refusal) return c.text(`${refusal.message}\n`, refusal.status);
+    // Stricter than a loopback check: another local page (another port) must not drive the studio.
+    if (origin !== undefined && origin !== '' && !selfOrigins.includes(origin)) {
+      return c.text(
+        `Origin ${JSON.stringify(origin.slice(0, 200))} is not this studio's page; only ${selfOrigins[0]} may use it. Open the URL that "toolpact studio" printed.\n`,
+        403,
+      );
+    }
+    const path = new URL(c.req.url).pathname;
+    const [, first = ''] = path.split('/');
+    if (!sameToken(first, token)) {
+      return c.text(
+        'This studio needs the token of its URL. Open the exact URL that "toolpact studio" printed (it ends with a random token), or restart it for a new one.\n',
+        403,
+      );
+    }
+    if (path === `/${token}`) return c.redirect(`/${token}/`, 308);
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Cache-Control', 'no-store');
+    await next();
+  });
+
+  const page = new Hono({ strict: false });
+  page.use('*', compress());
+  page.use('/api/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(tooLarge(), 413) }));
+  page.get('/', (c) => {
+    const nonce = randomBytes(16).toString('base64');
+    c.header('Content-Security-Policy', contentSecurityPolicy(nonce));
+    c.header('X-Frame-Options', 'DENY');
+    return c.html(renderPage(options.label, nonce, preload));
+  });
+  page.get('/ui/:file', (c) => asset(c, assets.ui.get(c.req.param('file'))));
+  page.get('/vendor/:file', (c) => asset(c, assets.vendor.get(c.req.param('file'))));
+
+  page.get('/api/overview', async (c) => {
+    const data = await currentOverview();
+    return c.json({
+      label: options.label,
+      kind: options.kind ?? 'module',
+      version,
+      loadError,
+      formats: STUDIO_FORMATS,
+      searchIndex: await hasSearchIndex(),
+      skipped: source.skipped ?? [],
+      policyRules: policy.rules.length,
+      ...data,
+    });
+  });
+  page.get('/api/tools/:name', async (c) => {
+    const name = c.req.param('name');
+    const detail = studioToolDetail(source.registry, await currentOverview(), name);
+    if (!detail) {
+      return c.json(
+        problem(
+          'unknown_tool',
+          `No tool is named ${JSON.stringify(name.slice(0, 200))}; pick one from the list (it may have been renamed by a reload).`,
+        ),
+        404,
+      );
+    }
+    return c.json(detail);
+  });
+  page.get('/api/search', async (c) =>
+    c.json(await searchStudioTools(source.registry, c.req.query('q') ?? '')),
+  );
+  page.get('/api/history', (c) => c.json(history));
+  page.get('/api/audit', (c) => c.json(audit));
+  page.get('/api/approvals', (c) => c.json(approvals.pending()));
+
+  page.post('/api/call', async (c) => {
+    const body = await readBody(c);
+    if (!body.ok) return c.json(body.problem, 400);
+    const { tool, raw } = body.value as { tool?: unknown; raw?: unknown; arguments?: unknown };
+    const hasArguments = Object.hasOwn(body.value, 'arguments');
+    if (typeof tool !== 'string' || tool === '') {
+      return c.json(
+        problem('bad_request', `Give "tool" as the tool's name, received ${describe(tool)}.`),
+        400,
+      );
+    }
+    if (raw !== undefined && typeof raw !== 'string') {
+      return c.json(
+        problem('bad_request', `"raw" is the text a model would send, received ${describe(raw)}.`),
+        400,
+      );
+    }
+    const sent = raw ?? (hasArguments ? (body.value as { arguments: unknown }).arguments : {});
+    const id = ++callCount;
+    const started = Date.now();
+    const envelope = await source.registry.call(tool, sent, { callId: `studio-${id}` });
+    const text = JSON.stringify(envelope);
+    const call: StudioCall = {
+      id,
+      time: new Date(started).toISOString(),
+      tool,
+      sent: typeof sent === 'string' ? sent : JSON.stringify(sent),
+      text,
+      tokens: envelopeTokens(text),
+      ok: envelope.ok,
+      durationMs: Date.now() - started,
+    };
+    keep(history, call);
+    broadcast('call', call);
+    return c.json(call);
+  });
+
+  page.post('/api/approvals/:id', async (c) => {
+    const body = await readBody(c);
+    if (!body.ok) return c.json(body.problem, 400);
+    const choice = approvalChoice(body.value);
+    if (typeof choice === 'string') return c.json(problem('bad_request', choice), 400);
+    if (!approvals.answer(c.req.param('id'), choice)) {
+      return c.json(problem('unknown_approval', 'This approval was already answered or has expired.'), 404);
+    }
+    if (choice.action === 'allow' && choice.scope === 'session') changed();
+    return c.json({ ok: true });
+  });
+
+  page.get('/api/events', (c) =>
+    streamSSE(c, async (stream) => {
+      streams.add(stream);
+      await stream.writeSSE({ event: 'state', data: JSON.stringify({ version, loadError }) });
+      await stream.writeSSE({ event: 'approvals', data: JSON.stringify(approvals.pending()) });
+      await new Promise<void>((resolve) => {
+        const heartbeat = setInterval(() => {
+          stream.writeSSE({ event: 'ping', data: '{}' }).catch(() => {});
+        }, HEARTBEAT_MS);
+        stream.onAbort(() => {
+          clearInterval(heartbeat);
+          streams.delete(stream);
+          resolve();
+        });
+      });
+    }),
+  );
+  page.all('*', (c) =>
+    c.json(problem('not_found', `Nothing is served at ${c.req.path.slice(0, 200)}.`), 404),
+  );
+  app.route(`/${token}`, page);
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const started = serve({ fetch: app.fetch, port, hostname: HOST }, () => resolve(started as Server));
+    (started as Server).once('error', reject);
+  });
+  const address = server.address() as AddressInfo;
+  selfOrigins = [`http://${HOST}:${address.port}`, `http://localhost:${address.port}`];
+
+  return {
+    url: `http://${HOST}:${address.port}/${token}/`,
+    port: address.port,
+    reload,
+    async close() {
+      stopWatching();
+      approvals.denyAll('the studio stopped before anyone answered');
+      for (const stream of streams) stream.abort();
+      streams.clear();
+      unsubscribe();
+      await reloading;
+      await source.close?.().catch(() => {});
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function asset(c: Context, found: { body: Uint8Array; type: string } | undefined): Response {
+  if (!found) return c.json(problem('not_found', 'No such file in the studio.'), 404);
+  return c.body(found.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': found.type });
+}
+
+function problem(type: string, message: string) {
+  return { error: { type, message } };
+}
+
+function tooLarge() {
+  return problem('too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes; send less.`);
+}
+
+async function readBody(
+  c: Context,
+): Promise<
+  { ok: true; value: Record<string, unknown> } | { ok: false; problem: ReturnType<typeof problem> }
+> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await c.req.text());
+  } catch {
+    return {
+      ok: false,
+      problem: problem('bad_request', 'The request body is not JSON; send a JSON object.'),
+    };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, problem: problem('bad_request', `Send a JSON object, received ${describe(value)}.`) };
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+function approvalChoice(value: Record<string, unknown>): ApprovalChoice | string {
+  if (value.action === 'allow') {
+    const scope = value.scope ?? 'once';
+    if (scope === 'once' || scope === 'session') return { action: 'allow', scope };
+    return `"scope" is "once" or "session", received ${describe(scope)}.`;
+  }
+  if (value.action === 'deny') {
+    const reason = typeof value.reason === 'string' ? value.reason.trim().slice(0, 1000) : '';
+    return reason ? { action: 'deny', reason } : { action: 'deny' };
+  }
+  return `"action" is "allow" or "deny", received ${describe(value.action)}.`;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
+function keep<T>(list: T[], item: T): void {
+  list.push(item);
+  if (list.length > MAX_KEPT) list.splice(0, list.length - MAX_KEPT);
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,111 @@
+import type { Registry } from '../registry/registry.js';
+
+/** How a text query was answered: by the `toolpact/search` index, or by plain text filtering. */
+export type SearchEngine = 'index' | 'text';
+
+/** The tools a text query found, best first. */
+export interface StudioSearchResult {
+  readonly engine: SearchEngine;
+  readonly names: readonly string[];
+}
+
+/** The part of `toolpact/search` the studio relies on: an index over a registry that ranks tools. */
+interface ToolIndexLike {
+  search(query: string, options?: { readonly k?: number }): Promise<readonly unknown[]> | readonly unknown[];
+}
+interface SearchModule {
+  createToolIndex(registry: Registry): ToolIndexLike | Promise<ToolIndexLike>;
+}
+
+// The search index lives in an optional part of the package; a build without it filters by text.
+const SEARCH_ENTRY = '../search/index.js';
+let searchModule: Promise<SearchModule | undefined> | undefined;
+const indexes = new WeakMap<Registry, Promise<ToolIndexLike | undefined>>();
+
+/**
+ * Finds tools by text: with `toolpact/search`'s index when that entry exists (ranked, following the
+ * registry as it changes), else every tool whose name, title, description or parameter names hold
+ * every word of the query, names first.
+ *
+ * @example
+ * await searchStudioTools(registry, 'read file'); // { engine: 'text', names: ['read_file', 'grep'] }
+ */
+export async function searchStudioTools(registry: Registry, query: string): Promise<StudioSearchResult> {
+  const text = query.trim().slice(0, 500);
+  if (text === '') return { engine: 'text', names: registry.list().map((tool) => tool.contract.name) };
+  const index = await indexOf(registry);
+  if (index) {
+    try {
+      const hits = await index.search(text, { k: registry.size });
+      const names = hits
+        .map(nameOfHit)
+        .filter((name): name is string => name !== undefined && registry.has(name));
+      return { engine: 'index', names };
+    } catch {
+      // An index that fails answers as if it were absent.
+    }
+  }
+  return { engine: 'text', names: filterByText(registry, text) };
+}
+
+/**
+ * True when `toolpact/search` is installed beside the studio.
+ *
+ * @example
+ * const placeholder = (await hasSearchIndex()) ? 'Search tools (index)…' : 'Filter by text…';
+ */
+export async function hasSearchIndex(): Promise<boolean> {
+  return (await loadSearch()) !== undefined;
+}
+
+function loadSearch(): Promise<SearchModule | undefined> {
+  searchModule ??= import(SEARCH_ENTRY).then(
+    (module: Partial<SearchModule>) =>
+      typeof module.createToolIndex === 'function' ? (module as SearchModule) : undefined,
+    () => undefined,
+  );
+  return searchModule;
+}
+
+async function indexOf(registry: Registry): Promise<ToolIndexLike | undefined> {
+  const module = await loadSearch();
+  if (!module) return undefined;
+  let index = indexes.get(registry);
+  if (!index) {
+    // An index that cannot be built is remembered as absent: the text filter answers instead.
+    index = Promise.resolve()
+      .then(() => module.createToolIndex(registry))
+      .then(
+        (built) => (typeof built?.search === 'function' ? built : undefined),
+        () => undefined,
+      );
+    indexes.set(registry, index);
+  }
+  return index;
+}
+
+function nameOfHit(hit: unknown): string | undefined {
+  if (typeof hit === 'string') return hit;
+  if (hit === null || typeof hit !== 'object') return undefined;
+  const record = hit as { name?: unknown; tool?: unknown; contract?: { name?: unknown } };
+  if (typeof record.name === 'string') return record.name;
+  if (typeof record.contract?.name === 'string') return record.contract.name;
+  const tool = record.tool as { contract?: { name?: unknown }; name?: unknown } | string | undefined;
+  if (typeof tool === 'string') return tool;
+  const name = tool?.contract?.name ?? tool?.name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+function filterByText(registry: Registry, query: string): string[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const scored: [string, number][] = [];
+  for (const tool of registry.list()) {
+    const contract = tool.contract;
+    const name = `${contract.name} ${contract.title ?? ''}`.toLowerCase();
+    const properties = Object.keys((contract.parameters.properties ?? {}) as object).join(' ');
+    const haystack = `${name} ${contract.description} ${properties}`.toLowerCase();
+    if (!words.every((word) => haystack.includes(word))) continue;
+    scored.push([contract.name, words.filter((word) => name.includes(word)).length]);
+  }
+  return scored.sort((a, b) => b[1] - a[1]).map(([name]) => name);
+}
