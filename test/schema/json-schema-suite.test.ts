@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema, ToolContract } from '../../src/index.js';
 import {
@@ -98,22 +98,29 @@ function wrap(schema: unknown): JsonSchema {
 }
 
 const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
-const compiles = (schema: JsonSchema): boolean => {
+// One compiled validator per schema object: the suite checks each schema against every instance
+// twice or more, and compiling is what costs. Each schema leaves ajv's cache once compiled, so two
+// schemas that share an $id never clash.
+const validators = new WeakMap<object, ValidateFunction | null>();
+function validatorOf(schema: JsonSchema): ValidateFunction | null {
+  const key = schema as object;
+  let validator = validators.get(key);
+  if (validator !== undefined) return validator;
   try {
-    ajv.compile(schema as object);
-    return true;
+    validator = ajv.compile(key);
   } catch {
-    return false;
+    validator = null;
   } finally {
-    ajv.removeSchema(schema as object);
+    ajv.removeSchema(key);
   }
-};
+  validators.set(key, validator);
+  return validator;
+}
+const compiles = (schema: JsonSchema): boolean => validatorOf(schema) !== null;
 const check = (schema: JsonSchema, data: unknown): boolean => {
-  try {
-    return ajv.validate(schema as object, data) as boolean;
-  } finally {
-    ajv.removeSchema(schema as object);
-  }
+  const validator = validatorOf(schema);
+  if (!validator) throw new Error('the schema does not compile');
+  return validator(data) as boolean;
 };
 
 /** The schema a provider checks the model's output against, as JSON Schema. */
