@@ -1,3 +1,4 @@
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import {
   type JsonSchema,
   SCHEMA_ARRAY_KEYWORDS,
@@ -35,6 +36,20 @@ export interface RepairedSchema {
 }
 
 const MAX_DEPTH = 64;
+/** Keywords that never change what a schema accepts; left out, many subschemas compile to one check. */
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'default',
+  'examples',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
+/** Compiled checks by schema text: tool sets repeat the same small subschemas (`{"type":"boolean"}`). */
+const compiled = new Map<string, ValidateFunction | null>();
+const MAX_COMPILED = 2_000;
 
 /**
  * Every `default`, `const` and `examples` entry of a JSON Schema that fails its own subschema, checked
@@ -178,22 +193,24 @@ function validatorFor(
   node: Record<string, unknown>,
   withoutConst: boolean,
 ): ((value: unknown) => Refusal) | undefined {
-  const { $id: _id, $schema: _dialect, $anchor: _anchor, ...own } = node;
-  if (withoutConst) delete own.const;
-  const wrapper: Record<string, unknown> = { ...own };
+  const wrapper: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (
+      ANNOTATIONS.has(key) ||
+      key.startsWith('x-') ||
+      key === '$id' ||
+      key === '$schema' ||
+      key === '$anchor'
+    )
+      continue;
+    if (key === 'const' && withoutConst) continue;
+    wrapper[key] = value;
+  }
   for (const defs of ['$defs', 'definitions'] as const) {
     if (isRecord(root[defs]) && wrapper[defs] === undefined) wrapper[defs] = root[defs];
   }
-  const ajv = sharedAjv();
-  let validate: ReturnType<typeof ajv.compile>;
-  try {
-    validate = ajv.compile(wrapper);
-  } catch {
-    return undefined;
-  } finally {
-    // Each wrapper is a new object; keep ajv's cache to the tools' own schemas.
-    ajv.removeSchema(wrapper);
-  }
+  const validate = compileCached(wrapper);
+  if (!validate) return undefined;
   return (value) => {
     // Validation applies defaults in place, as dispatch does; a copy keeps the schema as it was.
     const copy = value === undefined ? value : structuredClone(value);
@@ -203,6 +220,25 @@ function validatorFor(
     const where = issue.path === '$' ? '' : ` at ${issue.path} of the value`;
     return { expected: `${issue.expected}${where}`, received: issue.received };
   };
+}
+
+function compileCached(wrapper: Record<string, unknown>): ValidateFunction | undefined {
+  const key = JSON.stringify(wrapper);
+  const known = compiled.get(key);
+  if (known !== undefined) return known ?? undefined;
+  const ajv = sharedAjv();
+  let validate: ValidateFunction | null;
+  try {
+    validate = ajv.compile(wrapper);
+  } catch {
+    validate = null;
+  } finally {
+    // Each wrapper is a new object; ajv's own cache is kept to the tools' schemas.
+    ajv.removeSchema(wrapper);
+  }
+  if (compiled.size >= MAX_COMPILED) compiled.clear();
+  compiled.set(key, validate);
+  return validate ?? undefined;
 }
 
 function segment(name: string): string {

@@ -88,40 +88,55 @@ const COUNT_NOUNS: { readonly [keyword: string]: string } = {
  */
 export function statedIn(description: unknown, keyword: string, value: unknown): boolean {
   if (typeof description !== 'string' || description === '') return false;
-  const spellings = valueSpellings(value);
-  if (keyword === 'default') {
-    return spellings.some(
-      (spelling) =>
-        new RegExp(
-          `\\bdefault(?:s|ed)?(?:\\s+(?:is|to|value|of|as))*\\s*[:=]?\\s*(?:the\\s+)?${spelling}`,
-          'i',
-        ).test(description) ||
-        new RegExp(`${spelling}\\s*[,(]?\\s*(?:is\\s+)?(?:by\\s+)?(?:the\\s+)?default\\b`, 'i').test(
-          description,
-        ),
-    );
-  }
   const nouns = COUNT_NOUNS[keyword];
-  if (nouns === undefined || typeof value !== 'number') return false;
-  return spellings.some((spelling) => new RegExp(`${spelling}\\s*(?:${nouns})\\b`, 'i').test(description));
+  if (
+    keyword === 'default' ? !/default/i.test(description) : nouns === undefined || typeof value !== 'number'
+  )
+    return false;
+  // Regular expressions are built only for a spelling the text contains: this runs per keyword per call.
+  const lower = description.toLowerCase();
+  const spellings = valueSpellings(value)
+    .filter((spelling) => lower.includes(spelling.text.toLowerCase()))
+    .map((spelling) => spelling.pattern);
+  if (keyword !== 'default') {
+    return spellings.some((spelling) => new RegExp(`${spelling}\\s*(?:${nouns})\\b`, 'i').test(description));
+  }
+  return spellings.some(
+    (spelling) =>
+      new RegExp(
+        `\\bdefault(?:s|ed)?(?:\\s+(?:is|to|value|of|as))*\\s*[:=]?\\s*(?:the\\s+)?${spelling}`,
+        'i',
+      ).test(description) ||
+      new RegExp(`${spelling}\\s*[,(]?\\s*(?:is\\s+)?(?:by\\s+)?(?:the\\s+)?default\\b`, 'i').test(
+        description,
+      ),
+  );
 }
 
-/** Regular expressions for the ways a description writes a value: as JSON, quoted, with thousands separators. */
-function valueSpellings(value: unknown): string[] {
+/** How a description may write a value (JSON, quoted, with thousands separators), as text and as a pattern. */
+function valueSpellings(value: unknown): { text: string; pattern: string }[] {
   if (typeof value === 'number' && Number.isFinite(value)) {
-    const grouped = value.toLocaleString('en-US', { maximumFractionDigits: 20 });
-    return [...new Set([String(value), grouped])].map(
-      (text) => `(?<![\\d.,])${escapeRegExp(text)}(?!\\d|[.,]\\d)`,
-    );
+    // Thousands separators by hand: toLocaleString builds a formatter on every call.
+    const plain = String(value);
+    const [whole = plain, fraction] = plain.split('.');
+    const grouped = `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction === undefined ? '' : `.${fraction}`}`;
+    return [...new Set([plain, grouped])].map((text) => ({
+      text,
+      pattern: `(?<![\\d.,])${escapeRegExp(text)}(?!\\d|[.,]\\d)`,
+    }));
   }
-  if (typeof value === 'boolean' || value === null) return [`\\b${String(value)}\\b`];
+  if (typeof value === 'boolean' || value === null) {
+    return [{ text: String(value), pattern: `\\b${String(value)}\\b` }];
+  }
   if (typeof value === 'string') {
-    return value.trim() === ''
-      ? []
-      : [`"${value}"`, `'${value}'`, `\`${value}\``].map((text) => escapeRegExp(text));
+    if (value.trim() === '') return [];
+    return [`"${value}"`, `'${value}'`, `\`${value}\``].map((text) => ({
+      text,
+      pattern: escapeRegExp(text),
+    }));
   }
   const json = JSON.stringify(value);
-  return json === undefined ? [] : [escapeRegExp(json)];
+  return json === undefined ? [] : [{ text: json, pattern: escapeRegExp(json) }];
 }
 
 function escapeRegExp(text: string): string {
