@@ -6,8 +6,8 @@ import {
   findBrokenDefaults,
   type JsonSchema,
   Registry,
-  ToolDefinitionError,
 } from '../../src/index.js';
+import { definitionError } from '../support/definition-error.js';
 
 const base = {
   name: 'find_package',
@@ -15,16 +15,6 @@ const base = {
   category: 'read' as const,
   execute: (args: unknown) => args,
 };
-
-function definitionError(run: () => unknown): ToolDefinitionError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolDefinitionError);
-    return error as ToolDefinitionError;
-  }
-  throw new Error('expected a ToolDefinitionError');
-}
 
 const object = (properties: Record<string, JsonSchema>, extra: JsonSchema = {}): JsonSchema => ({
   type: 'object',
