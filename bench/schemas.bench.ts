@@ -209,6 +209,29 @@ async function tokenTable(contracts: readonly ToolContract[]): Promise<void> {
       `${label.padEnd(14)}${[ourTokens, ...peerTokens].map((value) => value.toFixed(1).padStart(20)).join('')}  ${(ourTokens / leanest).toFixed(2).padStart(8)}x              ${loss.lost}/${loss.descriptions + loss.constraints}\n`,
     );
   }
+  // The MCP row above compares our whole Tool objects with the peers' { name, description, inputSchema }:
+  // ours also carry `title` and `annotations`, which no model reads but hosts do. Given the same two
+  // fields, the peers differ from us in the schemas alone.
+  const ourMcp = toProviderTools(contracts, 'mcp', { returns: 'omit' }).tools;
+  const ourMcpTokens = countTokens(JSON.stringify(ourMcp)) / contracts.length;
+  const sameExtras: number[] = [];
+  for (const peer of peers) {
+    const wrapped: unknown[] = [];
+    for (const [index, contract] of contracts.entries()) {
+      const { title, annotations } = ourMcp[index]!;
+      wrapped.push({
+        name: providerToolName(contract.name, 'openai'),
+        ...(title ? { title } : {}),
+        description: contract.description,
+        inputSchema: await peer.schema(contract),
+        ...(annotations ? { annotations } : {}),
+      });
+    }
+    sameExtras.push(countTokens(JSON.stringify(wrapped)) / contracts.length);
+  }
+  process.stdout.write(
+    `(mcp with the peers given the same title and annotations: ${ourMcpTokens.toFixed(1)} against ${Math.min(...sameExtras).toFixed(1)}, ${(ourMcpTokens / Math.min(...sameExtras)).toFixed(2)}x)\n`,
+  );
   const withReturns =
     countTokens(JSON.stringify(toProviderTools(contracts, 'anthropic').tools)) / contracts.length;
   process.stdout.write(

@@ -23,6 +23,13 @@ export {
   type ToolExample,
   WIDE_TOOL_NAME_PATTERN,
 } from './contract/index.js';
+export {
+  type BrokenDefault,
+  type DefaultKeyword,
+  dropBrokenDefaults,
+  findBrokenDefaults,
+  type RepairedSchema,
+} from './define/broken-defaults.js';
 export { type CreateToolOptions, createTool } from './define/create-tool.js';
 export {
   type DefineToolOptions,
@@ -59,7 +66,11 @@ export { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './dispatch/parse.j
 export { type JsonValue, toJsonValue } from './dispatch/serialize.js';
 export { isToolError, ToolError, type ToolErrorOptions } from './dispatch/tool-error.js';
 export type { ArgumentValidator, ValidationResult } from './dispatch/validation.js';
-export { type DefinitionErrorCode, ToolDefinitionError } from './errors/index.js';
+export {
+  type DefinitionErrorCode,
+  type DefinitionErrorDetails,
+  ToolDefinitionError,
+} from './errors/index.js';
 export { type CallOptions, type CallRecord, Registry, type RegistryOptions } from './registry/registry.js';
 export { toProviderTools } from './schema/to-provider-tools.js';
 export {

@@ -30,7 +30,8 @@ export const SCHEMA_SINGLE_KEYWORDS: ReadonlySet<string> = new Set([
 /**
  * The lean canonical form of a parameter or return schema, as it goes into a contract:
  * no `$schema` (each adapter adds the dialect its target wants), none of the
- * `±Number.MAX_SAFE_INTEGER` bounds that converters add to every integer, no empty `required`.
+ * `±Number.MAX_SAFE_INTEGER` bounds that converters add to every integer, no empty `required`, no
+ * `propertyNames: { type: 'string' }` (zod's records carry it; every property name is a string).
  * Everything else is kept as it was; key order is preserved so output stays stable.
  */
 export function normalizeSchema(schema: JsonSchema): JsonSchema {
@@ -47,6 +48,7 @@ function normalizeNode(node: unknown): unknown {
     if (key === 'maximum' && value === SAFE) continue;
     if (key === 'minimum' && value === -SAFE) continue;
     if (key === 'required' && Array.isArray(value) && value.length === 0) continue;
+    if (key === 'propertyNames' && isStringSchema(value)) continue;
     if (SCHEMA_MAP_KEYWORDS.has(key) && isRecord(value)) {
       const map: Record<string, unknown> = {};
       for (const name of Object.keys(value)) map[name] = normalizeNode(value[name]);
@@ -60,6 +62,10 @@ function normalizeNode(node: unknown): unknown {
     }
   }
   return out;
+}
+
+function isStringSchema(value: unknown): boolean {
+  return isRecord(value) && Object.keys(value).length === 1 && value.type === 'string';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -10,6 +10,7 @@ import { checkJsonSchema, jsonSchemaValidator } from '../dispatch/validate-json-
 import type { ArgumentValidator } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { deepFreeze } from '../util/deep-freeze.js';
+import { assertDefaultsMatch } from './broken-defaults.js';
 import { TOOL_BRAND, type Tool, type ToolExecuteContext, type ToolMeta } from './tool.js';
 
 /** Options of {@link createTool}. */
@@ -25,7 +26,9 @@ export interface CreateToolOptions<Args> {
  * Builds a tool from a contract that already exists as data: an imported MCP tool, a generated
  * type-first contract, a corpus entry. Unlike `defineTool`, the name may use the wider MCP profile
  * (`^[A-Za-z0-9._-]{1,128}$`); provider adapters give such names a provider-safe alias. The description,
- * category and parameter schema are checked as strictly as `defineTool` checks them.
+ * category and parameter schema are checked as strictly as `defineTool` checks them, so a `default`,
+ * `const` or example that fails its own subschema throws `invalid_default`; for a schema from outside,
+ * take such values out first with `dropBrokenDefaults`.
  *
  * @example
  * const tool = createTool(
@@ -80,9 +83,11 @@ export function createTool<Args = { [key: string]: unknown }>(
       name,
     );
   }
+  assertDefaultsMatch(name, parameters, '$.parameters');
   const returnsSchema = contract.returns?.schema
     ? normalizeSchema(contract.returns.schema as JsonSchema)
     : undefined;
+  if (returnsSchema) assertDefaultsMatch(name, returnsSchema, '$.returns.schema');
   const full: ToolContract = structuredClone({
     name,
     ...(contract.title ? { title: contract.title } : {}),

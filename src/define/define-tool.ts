@@ -15,6 +15,7 @@ import { standardSchemaValidator } from '../dispatch/validate-standard-schema.js
 import type { ArgumentValidator } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { deepFreeze } from '../util/deep-freeze.js';
+import { assertDefaultsMatch } from './broken-defaults.js';
 import type { FromJsonSchema } from './from-json-schema.js';
 import { TOOL_BRAND, type Tool, type ToolExecuteContext, type ToolMeta } from './tool.js';
 
@@ -77,7 +78,9 @@ const NO_PARAMETERS: JsonSchema = Object.freeze({
  * from it. The schema the model sees is the input side: a field with a default is not required.
  *
  * Throws {@link ToolDefinitionError} for an invalid name, a missing description, an unknown category or
- * a schema that cannot work, with a message that says what to fix.
+ * a schema that cannot work, with a message that says what to fix; in a JSON Schema, a `default`,
+ * `const` or example that fails its own subschema is `invalid_default` (dispatch would fill in a default
+ * it then refuses), with the path, the value and what the subschema expects in `details`.
  *
  * @example
  * import * as z from 'zod';
@@ -227,5 +230,6 @@ function resolveSchema(
       tool,
     );
   }
+  assertDefaultsMatch(tool, schema, side === 'input' ? '$.parameters' : '$.returns.schema');
   return { schema, validator: jsonSchemaValidator(schema) };
 }

@@ -8,13 +8,14 @@ export type PresetName = 'recommended' | 'strict';
 
 /**
  * `recommended`: errors only where a provider refuses the request or a model is sure to go wrong
- * (an unknown tool named, a read tool that writes, a credential asked of the model); the checklist
- * as warnings.
+ * (an unknown tool named, a read tool that writes, a credential asked of the model, a default that
+ * dispatch would fill in and then refuse); the checklist as warnings.
  */
 const recommended: LintPreset = {
   'category-effects-agree': 'error',
   'consistent-naming-style': 'warning',
   'consistent-parameter-names': 'warning',
+  'default-matches-schema': 'error',
   'description-edges': 'warning',
   'description-max-length': 'warning',
   'description-purpose': 'warning',
@@ -29,6 +30,7 @@ const recommended: LintPreset = {
   'no-unknown-tool-reference': 'error',
   'parameter-semantics': 'warning',
   'provider-compatibility': 'error',
+  'required-with-default': 'warning',
   'side-effects-stated': 'warning',
   'token-budget': 'warning',
 };

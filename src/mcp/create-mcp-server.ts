@@ -32,6 +32,11 @@ export interface McpServerOptions {
    * return `{ ...yours, mcp: context }` to keep it reachable by `mcpContextOf` and the elicitation approver.
    */
   readonly state?: (context: McpRequestContext) => unknown;
+  /**
+   * State `"$schema": "https://json-schema.org/draft/2020-12/schema"` in every `inputSchema` and
+   * `outputSchema` (default false: revision 2025-11-25 reads a schema without it as 2020-12).
+   */
+  readonly dialect?: boolean;
 }
 
 /** How the transport limits what the server can offer; set by `serveStdio` / `serveHttp`. */
@@ -92,7 +97,7 @@ export function createMcpServer(
       );
     }
     const end = Math.min(offset + pageSize, contracts.length);
-    const tools = contracts.slice(offset, end).map(publish);
+    const tools = contracts.slice(offset, end).map((contract) => publish(contract, options.dialect === true));
     return end < contracts.length ? { tools, nextCursor: encodeCursor(end) } : { tools };
   });
 
@@ -142,14 +147,18 @@ export function createMcpServer(
   return server;
 }
 
-const published = new WeakMap<ToolContract, McpTool>();
+const published = {
+  plain: new WeakMap<ToolContract, McpTool>(),
+  dialect: new WeakMap<ToolContract, McpTool>(),
+};
 
 // Contracts are frozen and replaced (never mutated) on change, so the wire form can be kept per contract.
-function publish(contract: ToolContract): McpTool {
-  let tool = published.get(contract);
+function publish(contract: ToolContract, dialect: boolean): McpTool {
+  const cache = dialect ? published.dialect : published.plain;
+  let tool = cache.get(contract);
   if (!tool) {
-    tool = toMcpTool(contract) as unknown as McpTool;
-    published.set(contract, tool);
+    tool = toMcpTool(contract, dialect ? { dialect } : {}) as unknown as McpTool;
+    cache.set(contract, tool);
   }
   return tool;
 }

@@ -5,6 +5,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema, ToolCategory, ToolContract } from '../contract/index.js';
+import { type BrokenDefault, dropBrokenDefaults } from '../define/broken-defaults.js';
 import { createTool } from '../define/create-tool.js';
 import type { AnyTool } from '../define/tool.js';
 import { sanitizeMessage } from '../dispatch/sanitize.js';
@@ -46,8 +47,24 @@ export interface ImportedTool {
 /** A remote tool that could not be imported, and why (never dropped silently). */
 export interface SkippedTool {
   readonly remoteName: string;
-  readonly code: 'invalid_schema' | 'name_taken' | 'duplicate_on_server' | 'limit_reached';
+  /** `invalid_default`: a `const` its own schema refuses, so no call could pass. */
+  readonly code:
+    | 'invalid_schema'
+    | 'invalid_default'
+    | 'name_taken'
+    | 'duplicate_on_server'
+    | 'limit_reached';
   readonly message: string;
+}
+
+/**
+ * A `default` or `examples` entry of a remote schema that failed its own subschema and was dropped, so
+ * that it is never applied: the tool itself is imported.
+ */
+export interface DroppedDefault extends BrokenDefault {
+  /** The tool's local name. */
+  readonly tool: string;
+  readonly remoteName: string;
 }
 
 /** A live import: the tools are in the registry until `close()`. */
@@ -59,6 +76,8 @@ export interface McpImport {
   readonly skipped: () => readonly SkippedTool[];
   /** Tools whose description the server left empty (they get a stated placeholder). */
   readonly undescribed: () => readonly string[];
+  /** Defaults and examples that broke their own schema and were dropped (see {@link DroppedDefault}). */
+  readonly droppedDefaults: () => readonly DroppedDefault[];
   readonly client: Client;
   /** Lists the server's tools again and replaces ours with them. */
   refresh(): Promise<void>;
@@ -97,6 +116,7 @@ export async function importMcpTools(
   let current: ImportedTool[] = [];
   let skipped: SkippedTool[] = [];
   let undescribed: string[] = [];
+  let droppedDefaults: DroppedDefault[] = [];
 
   const load = async () => {
     const listed = await listAll(client, options.maxTools ?? DEFAULT_MAX_TOOLS);
@@ -109,6 +129,7 @@ export async function importMcpTools(
     );
     const nextSkipped: SkippedTool[] = [...listed.skipped];
     const nextUndescribed: string[] = [];
+    const nextDropped: DroppedDefault[] = [];
     const plans = planNames(
       label,
       listed.tools.map((tool) => tool.name),
@@ -131,17 +152,18 @@ export async function importMcpTools(
       const description = remote.description?.trim();
       if (!description) nextUndescribed.push(plan.local);
       try {
-        built.push(
-          importTool(remote, plan.local, category, {
-            client,
-            label,
-            source,
-            description:
-              description ||
-              `${remote.title ?? remote.annotations?.title ?? remote.name} (the MCP server "${label}" gives no description).`,
-            requestTimeoutMs: options.requestTimeoutMs,
-          }),
-        );
+        const { tool, dropped } = importTool(remote, plan.local, category, {
+          client,
+          label,
+          source,
+          description:
+            description ||
+            `${remote.title ?? remote.annotations?.title ?? remote.name} (the MCP server "${label}" gives no description).`,
+          requestTimeoutMs: options.requestTimeoutMs,
+        });
+        built.push(tool);
+        for (const entry of dropped)
+          nextDropped.push({ tool: plan.local, remoteName: remote.name, ...entry });
         imported.push({
           name: plan.local,
           remoteName: remote.name,
@@ -151,7 +173,10 @@ export async function importMcpTools(
       } catch (error) {
         nextSkipped.push({
           remoteName: remote.name,
-          code: 'invalid_schema',
+          code:
+            error instanceof ToolDefinitionError && error.code === 'invalid_default'
+              ? 'invalid_default'
+              : 'invalid_schema',
           message: error instanceof Error ? error.message : String(error),
         });
       }
@@ -168,6 +193,7 @@ export async function importMcpTools(
     current = imported;
     skipped = nextSkipped;
     undescribed = nextUndescribed;
+    droppedDefaults = nextDropped;
   };
 
   try {
@@ -189,6 +215,7 @@ export async function importMcpTools(
     tools: () => current,
     skipped: () => skipped,
     undescribed: () => undescribed,
+    droppedDefaults: () => droppedDefaults,
     client,
     refresh: load,
     async close() {
@@ -207,21 +234,29 @@ interface ToolContext {
   readonly requestTimeoutMs: number | undefined;
 }
 
-function importTool(remote: McpTool, local: string, category: ToolCategory, context: ToolContext): AnyTool {
-  const parameters = upgradeSchema(remote.inputSchema as JsonSchema);
-  const output = remote.outputSchema ? upgradeSchema(remote.outputSchema as JsonSchema) : undefined;
+function importTool(
+  remote: McpTool,
+  local: string,
+  category: ToolCategory,
+  context: ToolContext,
+): { tool: AnyTool; dropped: readonly BrokenDefault[] } {
+  // A server's broken default would be filled in and then refuse a call that rightly left the field out.
+  const input = dropBrokenDefaults(withObjectType(upgradeSchema(remote.inputSchema as JsonSchema)));
+  const output = remote.outputSchema
+    ? dropBrokenDefaults(upgradeSchema(remote.outputSchema as JsonSchema), '$.returns.schema')
+    : undefined;
   const title = remote.title ?? remote.annotations?.title;
   const contract: Omit<ToolContract, 'effects'> & { effects: ToolContract['effects'] } = {
     name: local,
     ...(title ? { title } : {}),
     description: context.description,
-    parameters: parameters.type === undefined ? { type: 'object', ...parameters } : parameters,
-    ...(output ? { returns: { schema: output } } : {}),
+    parameters: input.schema,
+    ...(output ? { returns: { schema: output.schema } } : {}),
     category,
     effects: effectsFromAnnotations(remote.annotations),
   };
   const remoteName = remote.name;
-  return createTool(contract, {
+  const tool = createTool(contract, {
     meta: {
       source: context.source,
       server: context.label,
@@ -250,6 +285,11 @@ function importTool(remote: McpTool, local: string, category: ToolCategory, cont
       return remoteResultValue(result as Parameters<typeof remoteResultValue>[0], context.label);
     },
   });
+  return { tool, dropped: [...input.dropped, ...(output?.dropped ?? [])] };
+}
+
+function withObjectType(schema: JsonSchema): JsonSchema {
+  return schema.type === undefined ? { type: 'object', ...schema } : schema;
 }
 
 async function listAll(

@@ -6,6 +6,7 @@ export { connectMcpServer, type McpConnection, type McpServerTarget } from './co
 export { createMcpServer, type McpConnectionTraits, type McpServerOptions } from './create-mcp-server.js';
 export { type ElicitationApproverOptions, elicitationApprover } from './elicitation-approver.js';
 export {
+  type DroppedDefault,
   type ImportedTool,
   type ImportMcpOptions,
   importMcpTools,

@@ -20,18 +20,20 @@ export function inferCategory(name: string, annotations: ToolAnnotations | undef
 
 /**
  * The effects the annotations claim, with the spec's defaults for what they leave out
- * (`destructiveHint` true, `idempotentHint` false, `openWorldHint` true).
+ * (`destructiveHint` true, `idempotentHint` false, `openWorldHint` true). For a read-only tool the spec
+ * gives `destructiveHint` and `idempotentHint` no meaning: it is not destructive, and repeating it has no
+ * further effect on its environment, which is what idempotent means.
  *
  * @example
  * effectsFromAnnotations({ readOnlyHint: true });
- * // { readOnly: true, destructive: false, idempotent: false, openWorld: true }
+ * // { readOnly: true, destructive: false, idempotent: true, openWorld: true }
  */
 export function effectsFromAnnotations(annotations: ToolAnnotations | undefined): ToolEffects {
   const readOnly = annotations?.readOnlyHint ?? false;
   return {
     readOnly,
     destructive: !readOnly && (annotations?.destructiveHint ?? true),
-    idempotent: annotations?.idempotentHint ?? false,
+    idempotent: readOnly || (annotations?.idempotentHint ?? false),
     openWorld: annotations?.openWorldHint ?? true,
   };
 }

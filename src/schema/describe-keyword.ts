@@ -67,6 +67,82 @@ export function describeKeyword(keyword: string, value: unknown): string {
   }
 }
 
+const COUNT_NOUNS: { readonly [keyword: string]: string } = {
+  minLength: 'characters?|chars?',
+  maxLength: 'characters?|chars?',
+  minItems: 'items?|entries|entry|elements?|values?',
+  maxItems: 'items?|entries|entry|elements?|values?',
+};
+
+/**
+ * True when `description` already says what {@link describeKeyword} would add for the keyword, so that
+ * adding it again would only cost tokens: a default written next to the word ("Default: 100.",
+ * "Defaults to 'major'", "\".\" (the default)"), or a length or item bound followed by its unit ("at most
+ * 1,000,000 characters"). Only these keywords are recognised; for any other the answer is false and the
+ * words are added.
+ *
+ * @example
+ * statedIn('Most matches to return. Default: 100.', 'default', 100); // true
+ * statedIn('The text of the file, at most 1,000,000 characters.', 'maxLength', 1_000_000); // true
+ * statedIn('Most matches to return.', 'default', 100); // false
+ */
+export function statedIn(description: unknown, keyword: string, value: unknown): boolean {
+  if (typeof description !== 'string' || description === '') return false;
+  const nouns = COUNT_NOUNS[keyword];
+  if (
+    keyword === 'default' ? !/default/i.test(description) : nouns === undefined || typeof value !== 'number'
+  )
+    return false;
+  // Regular expressions are built only for a spelling the text contains: this runs per keyword per call.
+  const lower = description.toLowerCase();
+  const spellings = valueSpellings(value)
+    .filter((spelling) => lower.includes(spelling.text.toLowerCase()))
+    .map((spelling) => spelling.pattern);
+  if (keyword !== 'default') {
+    return spellings.some((spelling) => new RegExp(`${spelling}\\s*(?:${nouns})\\b`, 'i').test(description));
+  }
+  return spellings.some(
+    (spelling) =>
+      new RegExp(
+        `\\bdefault(?:s|ed)?(?:\\s+(?:is|to|value|of|as))*\\s*[:=]?\\s*(?:the\\s+)?${spelling}`,
+        'i',
+      ).test(description) ||
+      new RegExp(`${spelling}\\s*[,(]?\\s*(?:is\\s+)?(?:by\\s+)?(?:the\\s+)?default\\b`, 'i').test(
+        description,
+      ),
+  );
+}
+
+/** How a description may write a value (JSON, quoted, with thousands separators), as text and as a pattern. */
+function valueSpellings(value: unknown): { text: string; pattern: string }[] {
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    // Thousands separators by hand: toLocaleString builds a formatter on every call.
+    const plain = String(value);
+    const [whole = plain, fraction] = plain.split('.');
+    const grouped = `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction === undefined ? '' : `.${fraction}`}`;
+    return [...new Set([plain, grouped])].map((text) => ({
+      text,
+      pattern: `(?<![\\d.,])${escapeRegExp(text)}(?!\\d|[.,]\\d)`,
+    }));
+  }
+  if (typeof value === 'boolean' || value === null) {
+    return [{ text: String(value), pattern: `\\b${String(value)}\\b` }];
+  }
+  if (typeof value === 'string') {
+    if (value.trim() === '') return [];
+    return [`"${value}"`, `'${value}'`, `\`${value}\``].map((text) => ({
+      text,
+      pattern: escapeRegExp(text),
+    }));
+  }
+  const json = JSON.stringify(value);
+  return json === undefined ? [] : [{ text: json, pattern: escapeRegExp(json) }];
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** Appends the words to a node's description, as "(at least 1, at most 10)". */
 export function appendWords(node: SchemaObject, words: readonly string[]): void {
   const kept = words.filter((word) => word !== '');

@@ -33,6 +33,7 @@ export { toGeminiSchema } from './gemini-schema.js';
 export {
   MCP_JSON_SCHEMA_DIALECT,
   type McpCallResult,
+  mcpAnnotations,
   mcpWrapsResult,
   toMcpCallResult,
   toMcpTool,
@@ -63,6 +64,7 @@ export {
   type GeminiFunctionDeclaration,
   type GeminiSchema,
   isProviderFormat,
+  type McpToolAnnotations,
   type McpToolDefinition,
   type OpenAIChatTool,
   type OpenAIResponsesTool,

@@ -1,23 +1,32 @@
-import type { JsonSchema, ToolContract } from '../contract/index.js';
+import type { JsonSchema, ToolContract, ToolEffects } from '../contract/index.js';
 import type { Envelope } from '../dispatch/envelope.js';
 import { DiagnosticSink, type ToolDiagnostics } from './diagnostics.js';
 import { checkLocalRefs } from './local-refs.js';
-import type { McpToolDefinition, SchemaOptions } from './types.js';
+import type { McpToolAnnotations, McpToolDefinition, SchemaOptions } from './types.js';
 
-/** The dialect MCP schemas declare: its default, stated for clients that guess (typescript-sdk#2721). */
+/**
+ * The dialect of MCP schemas. Since revision 2025-11-25 (SEP-1613) a schema without `$schema` is read as
+ * draft 2020-12, so it is stated only with the `dialect` option, for clients that guess otherwise
+ * (typescript-sdk#2721).
+ */
 export const MCP_JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
- * The MCP `Tool` object (revision 2025-11-25) of a contract: `inputSchema` in draft 2020-12,
- * `outputSchema` from the return contract, `annotations` from the effects. That revision allows only an
- * object at the root of `outputSchema`, so any other return schema is published as `{ result: <schema> }`,
- * and {@link toMcpCallResult} shapes `structuredContent` the same way.
+ * The MCP `Tool` object (revision 2025-11-25) of a contract: `inputSchema` in draft 2020-12 (the
+ * revision's default dialect, so `$schema` is left out unless `dialect: true`), `outputSchema` from the
+ * return contract, `annotations` from the effects. Only the hints that differ from the spec's defaults
+ * are sent (`readOnlyHint` false, `destructiveHint` true, `idempotentHint` false, `openWorldHint` true),
+ * and for a read-only tool neither `destructiveHint` nor `idempotentHint`, which the spec gives meaning
+ * only when `readOnlyHint` is false; the title is the tool's own `title`, not repeated in the
+ * annotations. That revision allows only an object at the root of `outputSchema`, so any other return
+ * schema is published as `{ result: <schema> }`, and {@link toMcpCallResult} shapes `structuredContent`
+ * the same way.
  *
  * @example
  * toMcpTool(readFile.contract);
  * // { name: 'read_file', title: 'Read file', description: '…',
- * //   inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', … },
- * //   annotations: { title: 'Read file', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } }
+ * //   inputSchema: { type: 'object', properties: { path: … }, required: ['path'] },
+ * //   annotations: { readOnlyHint: true, openWorldHint: false } }
  */
 export function toMcpTool(contract: ToolContract, options: SchemaOptions = {}): McpToolDefinition {
   return mcpTool(contract, options, new DiagnosticSink('mcp').forTool(contract.name));
@@ -29,27 +38,38 @@ export function mcpTool(
   options: SchemaOptions,
   diagnostics: ToolDiagnostics,
 ): McpToolDefinition {
-  const { readOnly, destructive, idempotent, openWorld } = contract.effects;
   checkLocalRefs(contract.parameters, '$.parameters', diagnostics);
-  const output = (options.returns ?? 'auto') === 'auto' ? outputSchemaOf(contract, diagnostics) : undefined;
+  const dialect = options.dialect === true ? { $schema: MCP_JSON_SCHEMA_DIALECT } : {};
+  const output =
+    (options.returns ?? 'auto') === 'auto' ? outputSchemaOf(contract, dialect, diagnostics) : undefined;
   const description = options.returns === 'description' ? withReturnsText(contract) : contract.description;
+  const annotations = mcpAnnotations(contract.effects);
   return {
     name: contract.name,
     ...(contract.title ? { title: contract.title } : {}),
     description,
-    inputSchema: {
-      $schema: MCP_JSON_SCHEMA_DIALECT,
-      ...contract.parameters,
-    } as unknown as McpToolDefinition['inputSchema'],
+    inputSchema: { ...dialect, ...contract.parameters } as unknown as McpToolDefinition['inputSchema'],
     ...(output ? { outputSchema: output } : {}),
-    annotations: {
-      ...(contract.title ? { title: contract.title } : {}),
-      readOnlyHint: readOnly,
-      // destructive and idempotent mean something only when the tool is not read-only (schema.ts ToolAnnotations).
-      destructiveHint: !readOnly && destructive,
-      idempotentHint: idempotent,
-      openWorldHint: openWorld,
-    },
+    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+  };
+}
+
+/**
+ * The effects as MCP `ToolAnnotations`, only the hints a client would otherwise read wrong: each default
+ * (schema.ts `ToolAnnotations`) is what a client assumes for a hint left out, and `destructiveHint` and
+ * `idempotentHint` mean something only when the tool is not read-only.
+ *
+ * @example
+ * mcpAnnotations({ readOnly: true, destructive: false, idempotent: true, openWorld: false });
+ * // { readOnlyHint: true, openWorldHint: false }
+ */
+export function mcpAnnotations(effects: ToolEffects): McpToolAnnotations {
+  const { readOnly, destructive, idempotent, openWorld } = effects;
+  return {
+    ...(readOnly ? { readOnlyHint: true } : {}),
+    ...(!readOnly && !destructive ? { destructiveHint: false } : {}),
+    ...(!readOnly && idempotent ? { idempotentHint: true } : {}),
+    ...(openWorld ? {} : { openWorldHint: false }),
   };
 }
 
@@ -71,13 +91,14 @@ export function mcpWrapsResult(contract: ToolContract): boolean {
 
 function outputSchemaOf(
   contract: ToolContract,
+  dialect: { readonly $schema?: string },
   diagnostics: ToolDiagnostics,
 ): McpToolDefinition['outputSchema'] {
   const schema = contract.returns?.schema;
   if (!schema) return undefined;
   checkLocalRefs(schema, '$.returns.schema', diagnostics);
   if (!mcpWrapsResult(contract)) {
-    return { $schema: MCP_JSON_SCHEMA_DIALECT, ...schema } as unknown as McpToolDefinition['outputSchema'];
+    return { ...dialect, ...schema } as unknown as McpToolDefinition['outputSchema'];
   }
   diagnostics.report(
     '$.returns.schema',
@@ -87,7 +108,7 @@ function outputSchemaOf(
   // `$defs` stay at the root so that "#/$defs/…" references still resolve after wrapping.
   const { $defs, definitions, ...inner } = schema as JsonSchema & { $defs?: unknown; definitions?: unknown };
   return {
-    $schema: MCP_JSON_SCHEMA_DIALECT,
+    ...dialect,
     type: 'object',
     properties: { result: inner },
     required: ['result'],

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../contract/index.js';
-import { appendWords, describeKeyword } from './describe-keyword.js';
+import { appendWords, describeKeyword, statedIn } from './describe-keyword.js';
 import type { ToolDiagnostics } from './diagnostics.js';
 import { branchesDisjoint } from './disjoint.js';
 import { mergeAllOf } from './merge-all-of.js';
@@ -344,11 +344,13 @@ function node(input: unknown, path: string, depth: number, context: Context): Sc
         } else if (DESCRIBABLE.has(key)) {
           const phrase = describeKeyword(key, value);
           if (phrase) {
-            words.push(phrase);
+            // Words the description already has would be read twice and paid for twice.
+            const stated = statedIn(source.description, key, value);
+            if (!stated) words.push(phrase);
             diagnostics.report(
               childPath(path, key),
               'keyword_described',
-              `"${key}": ${JSON.stringify(value)}`,
+              `"${key}": ${JSON.stringify(value)}${stated ? ' (its description already says so)' : ''}`,
             );
           }
         } else if (OMITTED.has(key) || key.startsWith('x-')) {

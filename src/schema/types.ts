@@ -68,6 +68,12 @@ export interface SchemaOptions {
   readonly returns?: ReturnsMode;
   /** Anthropic: send the contract's examples as `input_examples` (default true). */
   readonly examples?: boolean;
+  /**
+   * MCP: state the dialect (`"$schema": "https://json-schema.org/draft/2020-12/schema"`) in `inputSchema`
+   * and `outputSchema`. Default false: since revision 2025-11-25 a schema without `$schema` is read as
+   * draft 2020-12, so the line only costs tokens; turn it on for a client that guesses another dialect.
+   */
+  readonly dialect?: boolean;
 }
 
 /** Chat Completions: `tools[]` of a request. */
@@ -142,13 +148,17 @@ export interface McpToolDefinition {
   readonly description?: string;
   readonly inputSchema: JsonSchema & { readonly type: 'object' };
   readonly outputSchema?: JsonSchema & { readonly type: 'object' };
-  readonly annotations: {
-    readonly title?: string;
-    readonly readOnlyHint: boolean;
-    readonly destructiveHint: boolean;
-    readonly idempotentHint: boolean;
-    readonly openWorldHint: boolean;
-  };
+  /** Only the hints that differ from the spec's defaults (see `mcpAnnotations`); left out when none does. */
+  readonly annotations?: McpToolAnnotations;
+}
+
+/** MCP `ToolAnnotations`: hints for the client, each with a default the spec states. */
+export interface McpToolAnnotations {
+  readonly title?: string;
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
 }
 
 /** The tool type of each format. */

@@ -11,22 +11,13 @@ import {
   Registry,
   ToolDefinitionError,
 } from '../../src/index.js';
+import { definitionError } from '../support/definition-error.js';
 
 const base = {
   description: 'Add two numbers and return the sum.',
   category: 'read' as const,
   execute: () => 0,
 };
-
-function definitionError(run: () => unknown): ToolDefinitionError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolDefinitionError);
-    return error as ToolDefinitionError;
-  }
-  throw new Error('expected a ToolDefinitionError');
-}
 
 describe('defineTool refuses what cannot work, saying what to fix', () => {
   test.each([

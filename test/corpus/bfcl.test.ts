@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { type Envelope, Registry } from '../../src/index.js';
+import { type Envelope, findBrokenDefaults, Registry } from '../../src/index.js';
 import {
   BFCL_NOISY_IDS,
   type BfclCall,
@@ -44,6 +44,36 @@ describe('BFCL corpus', () => {
       }
     }
     expect(count).toBe(1677);
+  });
+
+  test('definitions whose defaults break their own schema keep the tool and lose the default', async () => {
+    const dropped = entries.flatMap((entry) =>
+      entry.functions.flatMap((fn) => fn.dropped.map((broken) => ({ entry, fn, broken }))),
+    );
+    const kinds = new Map<string, number>();
+    for (const { broken } of dropped) {
+      const kind = `${typeof broken.value} for ${broken.expected}`;
+      kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    }
+    console.info(
+      `BFCL defaults that fail their own schema: ${dropped.length} in ${new Set(dropped.map(({ entry, fn }) => `${entry.id} ${fn.name}`)).size} of 1677 definitions (${[...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ')}); each dropped, the tool kept`,
+    );
+    expect(dropped).toHaveLength(23);
+    expect(Object.fromEntries(kinds)).toEqual({ 'string for boolean': 17, 'string for array': 6 });
+    for (const { entry, fn, broken } of dropped) {
+      expect(broken.keyword).toBe('default');
+      expect(fn.notes.some((note) => note.startsWith(broken.path))).toBe(true);
+      // The contract keeps no broken default, so a call that leaves the field out is not refused.
+      const tool = bfclTool(fn);
+      expect(findBrokenDefaults(tool.contract.parameters), `${entry.id} ${fn.name}`).toEqual([]);
+      const property = /^\$\.parameters\.properties\.(\w+)\.default$/.exec(broken.path)?.[1];
+      expect(property, broken.path).toBeDefined();
+      const call = entry.calls.find((candidate) => candidate.name === fn.name);
+      if (!call || BFCL_NOISY_IDS.has(entry.id)) continue;
+      const { [property!]: _left, ...rest } = call.arguments;
+      const envelope = await registryFor(entry.functions).call(fn.name, rest);
+      expect(envelope.ok, `${entry.id} ${fn.name} without ${property}`).toBe(true);
+    }
   });
 
   test('every clean ground-truth call validates', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RULES } from '../../src/lint/index.js';
-import { params, type RuleCases, runRule, tool } from './support.js';
+import { contract, params, type RuleCases, runRule, tool } from './support.js';
 
 const GOOD_READ =
   'Read the full text of one UTF-8 file in the workspace. Use it to look at a file whose path you know. Do not use it for binary files.';
@@ -843,6 +843,106 @@ const CASES: { readonly [rule: string]: RuleCases } = {
       },
     ],
   },
+  'default-matches-schema': {
+    valid: [
+      {
+        name: 'defaults, consts and examples the schema accepts',
+        tools: [
+          contract('find_package', 'Find.', {
+            parameters: {
+              type: 'object',
+              properties: {
+                kind: { type: 'string', enum: ['runtime', 'package_manager'], default: 'runtime' },
+                exact: { type: 'boolean', default: false },
+                limit: { type: 'integer', minimum: 1, default: 10, examples: [1, 50] },
+                version: { const: 2 },
+              },
+            },
+          }),
+        ],
+      },
+    ],
+    invalid: [
+      {
+        name: 'an empty default beside an enum, and a boolean default written as a string',
+        tools: [
+          contract('find_package', 'Find.', {
+            parameters: {
+              type: 'object',
+              properties: {
+                kind: { type: 'string', enum: ['runtime', 'package_manager'], default: '' },
+                exact: { type: 'boolean', default: 'false' },
+              },
+            },
+          }),
+        ],
+        findings: [
+          { tool: 'find_package', messageId: 'default', path: '$.parameters.properties.exact.default' },
+          { tool: 'find_package', messageId: 'default', path: '$.parameters.properties.kind.default' },
+        ],
+      },
+      {
+        name: 'a const its type refuses, an example over the maximum, a $defs default, a return default',
+        tools: [
+          contract('find_package', 'Find.', {
+            parameters: {
+              type: 'object',
+              $defs: { level: { enum: ['debug', 'info'], default: 'loud' } },
+              properties: {
+                level: { $ref: '#/$defs/level' },
+                version: { type: 'integer', const: '2' },
+                limit: { type: 'integer', maximum: 10, examples: [5, 50] },
+              },
+            },
+            returns: { type: 'object', properties: { ok: { type: 'boolean', default: 'yes' } } },
+          }),
+        ],
+        findings: [
+          { tool: 'find_package', messageId: 'default', path: '$.parameters.$defs.level.default' },
+          { tool: 'find_package', messageId: 'examples', path: '$.parameters.properties.limit.examples[1]' },
+          { tool: 'find_package', messageId: 'const', path: '$.parameters.properties.version.const' },
+          { tool: 'find_package', messageId: 'default', path: '$.returns.schema.properties.ok.default' },
+        ],
+      },
+    ],
+  },
+  'required-with-default': {
+    valid: [
+      {
+        name: 'a default on an optional parameter, a required one without a default',
+        tools: [
+          tool('list_dir', 'List.', {
+            parameters: {
+              type: 'object',
+              properties: { path: { type: 'string', default: '.' }, depth: { type: 'integer' } },
+              required: ['depth'],
+            },
+          }),
+        ],
+      },
+    ],
+    invalid: [
+      {
+        name: 'required with a default, at the top and nested',
+        tools: [
+          tool('grep', 'Search.', {
+            parameters: params({
+              max_results: { type: 'integer', default: 100 },
+              options: params({ ignore_case: { type: 'boolean', default: false } }),
+            }),
+          }),
+        ],
+        findings: [
+          { tool: 'grep', messageId: 'requiredWithDefault', path: '$.parameters.properties.max_results' },
+          {
+            tool: 'grep',
+            messageId: 'requiredWithDefault',
+            path: '$.parameters.properties.options.properties.ignore_case',
+          },
+        ],
+      },
+    ],
+  },
   'provider-compatibility': {
     valid: [
       {
@@ -900,8 +1000,12 @@ describe('wording rules are tested in English and in Chinese', () => {
     for (const [name, rule] of Object.entries(RULES)) {
       if (!rule.meta.wording) continue;
       const cases = CASES[name]!;
-      const hasChinese = (list: readonly { tools: readonly { contract: { description: string } }[] }[]) =>
-        list.some((item) => item.tools.some((entry) => chinese.test(entry.contract.description)));
+      const hasChinese = (list: RuleCases['valid']) =>
+        list.some((item) =>
+          item.tools.some((entry) =>
+            chinese.test(('contract' in entry ? entry.contract : entry).description),
+          ),
+        );
       expect({ name, valid: hasChinese(cases.valid) || name === 'description-max-length' }).toEqual({
         name,
         valid: true,

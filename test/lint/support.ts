@@ -2,7 +2,9 @@ import {
   type AnyTool,
   createTool,
   type JsonSchema,
+  resolveEffects,
   type ToolCategory,
+  type ToolContract,
   type ToolEffects,
 } from '../../src/index.js';
 import { type LintFinding, lint, RULES } from '../../src/lint/index.js';
@@ -28,13 +30,37 @@ export function tool(name: string, description: string, spec: ToolSpec = {}): An
   );
 }
 
+/**
+ * A contract as plain data, not built by `createTool`: a tool set loaded from a file or another
+ * library, which nothing has checked.
+ */
+export function contract(
+  name: string,
+  description: string,
+  spec: ToolSpec & { readonly returns?: JsonSchema } = {},
+): ToolContract {
+  const category = spec.category ?? 'read';
+  return {
+    name,
+    description,
+    category,
+    parameters: spec.parameters ?? { type: 'object', properties: {} },
+    ...(spec.returns ? { returns: { schema: spec.returns } } : {}),
+    effects: resolveEffects(category, spec.effects),
+  };
+}
+
 /** Object parameters from a map of property schemas; every property is required. */
 export function params(properties: { [name: string]: JsonSchema }): JsonSchema {
   return { type: 'object', properties, required: Object.keys(properties) };
 }
 
 /** The findings of one rule alone (every other rule off), with the given options. */
-export function runRule(rule: string, tools: readonly AnyTool[], options?: object): LintFinding[] {
+export function runRule(
+  rule: string,
+  tools: readonly (AnyTool | ToolContract)[],
+  options?: object,
+): LintFinding[] {
   const rules = Object.fromEntries(
     Object.keys(RULES).map((name) => [
       name,
@@ -48,12 +74,12 @@ export function runRule(rule: string, tools: readonly AnyTool[], options?: objec
 export interface RuleCases {
   readonly valid: readonly {
     readonly name: string;
-    readonly tools: readonly AnyTool[];
+    readonly tools: readonly (AnyTool | ToolContract)[];
     readonly options?: object;
   }[];
   readonly invalid: readonly {
     readonly name: string;
-    readonly tools: readonly AnyTool[];
+    readonly tools: readonly (AnyTool | ToolContract)[];
     readonly options?: object;
     /** Each expected finding: the tool, the message id and, optionally, the path. */
     readonly findings: readonly { tool: string | undefined; messageId: string; path?: string }[];

@@ -161,6 +161,10 @@ describe('inferCategory and effectsFromAnnotations', () => {
       readOnly: true,
       destructive: false,
     });
+    // A read-only tool changes nothing, so repeating it changes nothing more: idempotent.
+    expect(effectsFromAnnotations({ readOnlyHint: true, idempotentHint: false })).toMatchObject({
+      idempotent: true,
+    });
   });
 });
 

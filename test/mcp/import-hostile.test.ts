@@ -178,3 +178,74 @@ test('a remote name that a provider would alias onto a local name is prefixed, n
   expect(await registry.call('odd_server_admin.list', {})).toEqual({ ok: true, result: 'done' });
   await imported.close();
 });
+
+test('a default that breaks its own schema is dropped and reported; the tool is imported and works', async () => {
+  const sent: unknown[] = [];
+  const { registry, imported } = await importFrom(
+    rawServer(
+      [
+        {
+          name: 'install',
+          description: 'Install a package.',
+          inputSchema: {
+            ...object({
+              name: { type: 'string' },
+              manager: { type: 'string', enum: ['runtime', 'package_manager'], default: '' },
+              dry_run: { type: 'boolean', default: 'false' },
+              retries: { type: 'integer', default: 2, examples: [1, 'three'] },
+            }),
+            required: ['name'],
+          },
+          outputSchema: object({ ok: { type: 'boolean', default: 'yes' } }),
+        },
+        {
+          name: 'pinned',
+          description: 'A const no value can meet.',
+          inputSchema: object({ version: { type: 'integer', const: 'two' } }),
+        },
+      ],
+      {
+        call: (_name, args) => {
+          sent.push(args);
+          return { content: [{ type: 'text', text: 'installed' }], structuredContent: { ok: true } };
+        },
+      },
+    ),
+  );
+  expect(imported.tools().map((tool) => tool.name)).toEqual(['install']);
+  expect(
+    imported
+      .droppedDefaults()
+      .map((entry) => [entry.tool, entry.keyword, entry.path, entry.value, entry.expected]),
+  ).toEqual([
+    [
+      'install',
+      'default',
+      '$.parameters.properties.manager.default',
+      '',
+      'one of "runtime", "package_manager"',
+    ],
+    ['install', 'default', '$.parameters.properties.dry_run.default', 'false', 'boolean'],
+    ['install', 'examples', '$.parameters.properties.retries.examples[1]', 'three', 'integer'],
+    ['install', 'default', '$.returns.schema.properties.ok.default', 'yes', 'boolean'],
+  ]);
+  const contract = registry.get('install')!.contract;
+  expect(contract.parameters.properties).toMatchObject({
+    manager: { type: 'string', enum: ['runtime', 'package_manager'] },
+    dry_run: { type: 'boolean' },
+    retries: { type: 'integer', default: 2, examples: [1] },
+  });
+  expect((contract.parameters.properties as Record<string, object>).manager).not.toHaveProperty('default');
+  // The model rightly leaves the fields out: the call goes through, with only the good default filled in.
+  expect(await registry.call('install', { name: 'left-pad' })).toMatchObject({ ok: true });
+  expect(sent).toEqual([{ name: 'left-pad', retries: 2 }]);
+  // A const its own type refuses makes every call fail, so that tool is skipped, with the reason.
+  expect(imported.skipped()).toEqual([
+    expect.objectContaining({
+      remoteName: 'pinned',
+      code: 'invalid_default',
+      message: expect.stringContaining('$.parameters.properties.version.const'),
+    }),
+  ]);
+  await imported.close();
+});

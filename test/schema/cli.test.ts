@@ -38,6 +38,17 @@ describe('toolpact schemas', () => {
     expect(verbose.stderr).toMatch(/^info /m);
   });
 
+  it('leaves $schema out of MCP schemas unless --dialect asks for it', async () => {
+    const plain = await runCli(['schemas', workspace, '--format', 'mcp'], { cwd: root });
+    const stated = await runCli(['schemas', workspace, '--format', 'mcp', '--dialect'], { cwd: root });
+    const schemas = (stdout: string) =>
+      (JSON.parse(stdout) as { inputSchema: { $schema?: string } }[]).map((tool) => tool.inputSchema.$schema);
+    expect(new Set(schemas(plain.stdout))).toEqual(new Set([undefined]));
+    expect(new Set(schemas(stated.stdout))).toEqual(
+      new Set(['https://json-schema.org/draft/2020-12/schema']),
+    );
+  });
+
   it('exits 2 for usage errors', async () => {
     for (const argv of [
       ['schemas', workspace],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTool, Registry } from '../../src/index.js';
 import {
   MCP_JSON_SCHEMA_DIALECT,
+  mcpAnnotations,
   toMcpCallResult,
   toMcpTool,
   toProviderTools,
@@ -16,7 +17,8 @@ describe('MCP adapter', () => {
     const tool = mcpDefinition('Tool');
     for (const entry of tools) {
       expect(tool(entry), `${entry.name}: ${JSON.stringify(tool.errors)}`).toBe(true);
-      expect(entry.inputSchema.$schema).toBe(MCP_JSON_SCHEMA_DIALECT);
+      // 2025-11-25 reads a schema without `$schema` as draft 2020-12 (SEP-1613).
+      expect(entry.inputSchema).not.toHaveProperty('$schema');
     }
     expect(mcpDefinition('ListToolsResult')({ tools })).toBe(true);
     expect(diagnostics.filter((entry) => entry.severity === 'error')).toEqual([]);
@@ -32,13 +34,64 @@ describe('MCP adapter', () => {
       { ...base, name: 'peek', category: 'read', effects: { destructive: true } },
       { execute: () => null },
     );
-    expect(toMcpTool(remove.contract).annotations).toEqual({
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: false,
-    });
-    expect(toMcpTool(odd.contract).annotations.destructiveHint).toBe(false);
+    // Only the hints that differ from the spec's defaults (readOnly false, destructive true,
+    // idempotent false, openWorld true) are sent.
+    expect(toMcpTool(remove.contract).annotations).toEqual({ openWorldHint: false });
+    expect(toMcpTool(odd.contract).annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+  });
+
+  it('sends only the hints a client would otherwise read wrong, and they read back as the same effects', () => {
+    const effects = [true, false].flatMap((readOnly) =>
+      [true, false].flatMap((destructive) =>
+        [true, false].flatMap((idempotent) =>
+          [true, false].map((openWorld) => ({ readOnly, destructive, idempotent, openWorld })),
+        ),
+      ),
+    );
+    for (const effect of effects) {
+      const annotations = mcpAnnotations(effect);
+      for (const [hint, value] of Object.entries(annotations)) {
+        expect(value, hint).toBe(
+          { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }[hint],
+        );
+      }
+      // What a client reads, with the spec's defaults for what is left out.
+      const readOnly = annotations.readOnlyHint ?? false;
+      expect(readOnly).toBe(effect.readOnly);
+      expect(annotations.openWorldHint ?? true).toBe(effect.openWorld);
+      if (!readOnly) {
+        expect(annotations.destructiveHint ?? true).toBe(effect.destructive);
+        expect(annotations.idempotentHint ?? false).toBe(effect.idempotent);
+      } else {
+        expect(annotations).not.toHaveProperty('destructiveHint');
+        expect(annotations).not.toHaveProperty('idempotentHint');
+      }
+    }
+    const open = createTool(
+      { name: 'run', description: 'Run a command.', category: 'execute', parameters: { type: 'object' } },
+      { execute: () => null },
+    );
+    expect(toMcpTool(open.contract)).not.toHaveProperty('annotations');
+  });
+
+  it('states the dialect only when asked, in inputSchema and outputSchema alike', () => {
+    const count = createTool(
+      {
+        name: 'count_lines',
+        description: 'Count lines.',
+        category: 'read',
+        parameters: { type: 'object', properties: { text: { type: 'string' } } },
+        returns: { schema: { type: 'object', properties: { lines: { type: 'integer' } } } },
+      },
+      { execute: () => ({ lines: 1 }) },
+    );
+    const plain = toMcpTool(count.contract);
+    expect(plain.inputSchema).not.toHaveProperty('$schema');
+    expect(plain.outputSchema).not.toHaveProperty('$schema');
+    const stated = toMcpTool(count.contract, { dialect: true });
+    expect(stated.inputSchema.$schema).toBe(MCP_JSON_SCHEMA_DIALECT);
+    expect(stated.outputSchema?.$schema).toBe(MCP_JSON_SCHEMA_DIALECT);
+    expect(mcpDefinition('Tool')(stated)).toBe(true);
   });
 
   it('wraps a non-object return schema as { result } and shapes structuredContent the same way', async () => {

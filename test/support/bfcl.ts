@@ -8,14 +8,25 @@
  *   documentation of what `required` already says; where the two disagree, `optional` wins and the name
  *   leaves `required` (BFCL's ground truth omits such parameters). The keyword itself is removed.
  * - `default: null` means "may be null": the type becomes nullable and the parameter is not required.
- *   A `default` whose value does not match the declared type (`"false"` for a boolean) is removed,
- *   because applying it would turn a valid call invalid; the description still states it.
+ * - BFCL's definitions are tools from outside, so they are treated as `importMcpTools` treats a server's:
+ *   a `default` (or example) that fails its own subschema is dropped with `dropBrokenDefaults` (public
+ *   API) and noted in `notes`, never applied, and the tool is kept. In the four categories, 23 of the
+ *   1,677 definitions carry one, all of a wrong JSON type: 17 booleans written as strings (`"false"`,
+ *   `"False"`) and 6 arrays written as strings (`"None"`, `"all"`, `"timing, attractions"`). Applying
+ *   one would turn a call that rightly leaves the field out into an invalid one; the description still
+ *   states the intended default. `test/corpus/bfcl.test.ts` counts them.
  * - Dotted names (`math.factorial`) are kept as they are: they are valid in MCP's name profile, so the
  *   tools are built with `createTool`, and each provider adapter gives them a provider-safe alias.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AnyTool, createTool, type JsonSchema } from '../../src/index.js';
+import {
+  type AnyTool,
+  type BrokenDefault,
+  createTool,
+  dropBrokenDefaults,
+  type JsonSchema,
+} from '../../src/index.js';
 import { CORPORA_DIR } from './corpora.js';
 
 export const BFCL_DIR = join(CORPORA_DIR, 'bfcl');
@@ -39,6 +50,8 @@ export interface BfclFunction {
   readonly original: unknown;
   /** What the conversion had to change beyond renaming types (for reports). */
   readonly notes: readonly string[];
+  /** Defaults and examples that failed their own subschema, dropped from `parameters`. */
+  readonly dropped: readonly BrokenDefault[];
 }
 
 export interface BfclCall {
@@ -85,9 +98,13 @@ export function convertBfclFunction(raw: {
   parameters: unknown;
 }): BfclFunction {
   const notes: string[] = [];
-  const parameters = convertSchema(raw.parameters, '$', notes) as Record<string, unknown>;
-  if (parameters.type === undefined) parameters.type = 'object';
-  return { name: raw.name, description: raw.description, parameters, original: raw, notes };
+  const converted = convertSchema(raw.parameters, '$', notes) as Record<string, unknown>;
+  if (converted.type === undefined) converted.type = 'object';
+  const { schema: parameters, dropped } = dropBrokenDefaults(converted);
+  for (const entry of dropped) {
+    notes.push(`${entry.path}: ${JSON.stringify(entry.value)} is not ${entry.expected}; dropped`);
+  }
+  return { name: raw.name, description: raw.description, parameters, original: raw, notes, dropped };
 }
 
 function convertSchema(node: unknown, at: string, notes: string[]): JsonSchema {
@@ -127,9 +144,6 @@ function convertSchema(node: unknown, at: string, notes: string[]): JsonSchema {
     if (out.default === null) {
       if (typeof out.type === 'string') out.type = [out.type, 'null'];
       notes.push(`${at}: default null read as nullable`);
-    } else if (typeof out.type === 'string' && !matchesType(out.default, out.type)) {
-      notes.push(`${at}: default ${JSON.stringify(out.default)} does not match type ${out.type}; removed`);
-      delete out.default;
     }
   }
   return out;
@@ -162,25 +176,6 @@ function foldOptional(
     notes.push(`${at}: required names without a property removed`);
   if (kept.length) out.required = kept;
   else delete out.required;
-}
-
-function matchesType(value: unknown, type: string): boolean {
-  switch (type) {
-    case 'string':
-      return typeof value === 'string';
-    case 'integer':
-      return Number.isInteger(value);
-    case 'number':
-      return typeof value === 'number';
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'array':
-      return Array.isArray(value);
-    case 'object':
-      return value !== null && typeof value === 'object' && !Array.isArray(value);
-    default:
-      return true;
-  }
 }
 
 /**

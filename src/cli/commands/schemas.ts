@@ -21,11 +21,12 @@ export const command: Command = {
   name: 'schemas',
   summary: "print a tool set in one provider's format (openai, anthropic, gemini, mcp, …) with diagnostics",
   usage: [
-    `toolpact schemas <module> --format ${PROVIDER_FORMATS.join('|')} [--strict] [--gemini parameters|json-schema] [--returns auto|description|omit] [--no-examples] [--verbose] [--tokens]`,
+    `toolpact schemas <module> --format ${PROVIDER_FORMATS.join('|')} [--strict] [--gemini parameters|json-schema] [--returns auto|description|omit] [--no-examples] [--dialect] [--verbose] [--tokens]`,
     '',
     'Prints the tools as JSON on stdout and, on stderr, what the adapter could not carry exactly:',
     'errors (the provider would refuse the tool) and warnings; --verbose adds the exact rewrites (info).',
     '--tokens adds the o200k_base token count of each tool and of the set, on stderr.',
+    '--dialect states "$schema" (draft 2020-12) in MCP schemas, which MCP otherwise assumes.',
     'Exit code 1 when there is an error diagnostic, 2 for a usage error.',
   ].join('\n'),
   async run(args, io) {
@@ -35,6 +36,7 @@ export const command: Command = {
       gemini: 'string',
       returns: 'string',
       'no-examples': 'boolean',
+      dialect: 'boolean',
       verbose: 'boolean',
       tokens: 'boolean',
     });
@@ -60,6 +62,7 @@ export const command: Command = {
       ...(gemini ? { gemini } : {}),
       ...(returns ? { returns } : {}),
       ...(flags['no-examples'] === true ? { examples: false } : {}),
+      ...(flags.dialect === true ? { dialect: true } : {}),
     };
     const registry = await loadRegistry(modulePath, io.cwd);
     // The tokenizer is loaded only when it is asked for.

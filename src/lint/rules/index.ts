@@ -2,6 +2,7 @@ import type { AnyLintRule } from '../types.js';
 import { categoryEffectsAgree } from './category-effects-agree.js';
 import { consistentNamingStyle } from './consistent-naming-style.js';
 import { consistentParameterNames } from './consistent-parameter-names.js';
+import { defaultMatchesSchema } from './default-matches-schema.js';
 import { descriptionEdges } from './description-edges.js';
 import { descriptionMaxLength } from './description-max-length.js';
 import { descriptionMinSentences } from './description-min-sentences.js';
@@ -19,6 +20,7 @@ import { noManipulativeWording } from './no-manipulative-wording.js';
 import { noUnknownToolReference } from './no-unknown-tool-reference.js';
 import { parameterSemantics } from './parameter-semantics.js';
 import { providerCompatibility } from './provider-compatibility.js';
+import { requiredWithDefault } from './required-with-default.js';
 import { sideEffectsStated } from './side-effects-stated.js';
 import { tokenBudget } from './token-budget.js';
 
@@ -29,6 +31,7 @@ export const RULES: { readonly [name: string]: AnyLintRule } = Object.freeze(
       categoryEffectsAgree,
       consistentNamingStyle,
       consistentParameterNames,
+      defaultMatchesSchema,
       descriptionEdges,
       descriptionMaxLength,
       descriptionMinSentences,
@@ -46,6 +49,7 @@ export const RULES: { readonly [name: string]: AnyLintRule } = Object.freeze(
       noUnknownToolReference,
       parameterSemantics,
       providerCompatibility,
+      requiredWithDefault,
       sideEffectsStated,
       tokenBudget,
     ].map((rule) => [rule.name, rule as AnyLintRule]),
