@@ -80,12 +80,13 @@ export function toAiSdkTools(registry: Registry, options: AiSdkToolsOptions = {}
   const tools: ToolSet = {};
   for (const contract of registry.schemas()) {
     if (only && !only.has(contract.name)) continue;
-    tools[providerToolName(contract.name, 'openai')] = aiSdkTool(
-      registry,
-      contract,
-      output,
-      options.approvals,
-    );
+    // Defined, not assigned: a tool named "__proto__" (an MCP server may send one) stays an own key.
+    Object.defineProperty(tools, providerToolName(contract.name, 'openai'), {
+      value: aiSdkTool(registry, contract, output, options.approvals),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return tools;
 }

@@ -359,3 +359,18 @@ describe('options and edges', () => {
     expect(Object.keys(toAiSdkTools(registry, { only: ['read_note'] }))).toEqual(['read_note']);
   });
 });
+
+test('a tool named "__proto__" is an own key of the ToolSet, and the set keeps its prototype', async () => {
+  const odd = defineTool({
+    name: '__proto__',
+    category: 'read',
+    description: 'Answer a fixed word. It takes no arguments and changes nothing; a name test only.',
+    execute: () => 'word',
+  });
+  const tools = toAiSdkTools(new Registry().register(odd));
+  expect(Object.hasOwn(tools, '__proto__')).toBe(true);
+  expect(Object.getPrototypeOf(tools)).toBe(Object.prototype);
+  const model = generatingModel([[{ id: 'x1', name: '__proto__', input: {} }], 'ok']);
+  await generateText({ model, prompt: 'x', tools, stopWhen: stepCountIs(3) });
+  expect(envelopeOf(toolResultsIn(model.doGenerateCalls[1]).get('x1'))).toEqual({ ok: true, result: 'word' });
+});
