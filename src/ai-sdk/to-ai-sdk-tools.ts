@@ -8,7 +8,9 @@ import {
 } from 'ai';
 import type { ToolContract } from '../contract/index.js';
 import type { Envelope, FailureEnvelope } from '../dispatch/envelope.js';
+import { ToolDefinitionError } from '../errors/index.js';
 import type { ApprovalBridge } from '../integrations/approval-bridge.js';
+import { selectContracts } from '../integrations/select-contracts.js';
 import type { Registry } from '../registry/registry.js';
 import { providerToolName } from '../schema/names.js';
 import { withReturns } from '../schema/returns.js';
@@ -67,19 +69,13 @@ export class ToolCallFailedError extends Error {
 export function toAiSdkTools(registry: Registry, options: AiSdkToolsOptions = {}): ToolSet {
   const output = options.output ?? 'envelope';
   if (output !== 'envelope' && output !== 'value') {
-    throw new TypeError(`toAiSdkTools(): output is ${JSON.stringify(output)}; use "envelope" or "value".`);
-  }
-  const only = options.only ? new Set(options.only) : undefined;
-  if (only) {
-    for (const name of only) {
-      if (!registry.has(name)) {
-        throw new TypeError(`toAiSdkTools(): "${name}" in only is not registered; register it or remove it.`);
-      }
-    }
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `toAiSdkTools(): output is ${JSON.stringify(output)}; use "envelope" or "value".`,
+    );
   }
   const tools: ToolSet = {};
-  for (const contract of registry.schemas()) {
-    if (only && !only.has(contract.name)) continue;
+  for (const contract of selectContracts(registry, options.only, 'toAiSdkTools')) {
     // Defined, not assigned: a tool named "__proto__" (an MCP server may send one) stays an own key.
     Object.defineProperty(tools, providerToolName(contract.name, 'openai'), {
       value: aiSdkTool(registry, contract, output, options.approvals),

@@ -1,6 +1,7 @@
 import type { Envelope } from '../dispatch/envelope.js';
 import type { Approver, BeforeCallHook, GateDecision } from '../dispatch/gate.js';
 import { parseArguments } from '../dispatch/parse.js';
+import { ToolDefinitionError } from '../errors/index.js';
 import type { PolicyGate } from '../policy/policy-gate.js';
 import type { CallOptions, Registry, RegistryOptions } from '../registry/registry.js';
 
@@ -56,7 +57,8 @@ export function approvalBridge(
 ): ApprovalBridge {
   const hook: BeforeCallHook = typeof gate === 'function' ? gate : gate.decide;
   if (typeof hook !== 'function') {
-    throw new TypeError(
+    throw new ToolDefinitionError(
+      'invalid_option',
       `approvalBridge() expects a policy gate (createPolicyGate) or a beforeCall function, received ${gate === null ? 'null' : typeof gate}.`,
     );
   }

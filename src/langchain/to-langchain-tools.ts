@@ -4,6 +4,7 @@ import { StructuredTool, ToolInputParsingException, type ToolRunnableConfig } fr
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import type { ToolContract } from '../contract/index.js';
 import type { Envelope } from '../dispatch/envelope.js';
+import { selectContracts } from '../integrations/select-contracts.js';
 import type { Registry } from '../registry/registry.js';
 import { providerToolName } from '../schema/names.js';
 import { withReturns } from '../schema/returns.js';
@@ -33,19 +34,10 @@ export interface LangChainToolsOptions {
  * for (const call of ai.tool_calls ?? []) messages.push(await byName[call.name].invoke(call));
  */
 export function toLangChainTools(registry: Registry, options: LangChainToolsOptions = {}): StructuredTool[] {
-  const only = options.only ? new Set(options.only) : undefined;
-  for (const name of only ?? []) {
-    if (!registry.has(name)) {
-      throw new TypeError(
-        `toLangChainTools(): "${name}" in only is not registered; register it or remove it.`,
-      );
-    }
-  }
   const state = options.state ?? ((config: ToolRunnableConfig) => config.context);
-  return registry
-    .schemas()
-    .filter((contract) => !only || only.has(contract.name))
-    .map((contract) => new RegistryTool(registry, contract, state));
+  return selectContracts(registry, options.only, 'toLangChainTools').map(
+    (contract) => new RegistryTool(registry, contract, state),
+  );
 }
 
 /** One registry tool as a LangChain structured tool. */

@@ -4,6 +4,10 @@ import type { AnyTool } from '../define/tool.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { type WrapToolOptions, wrapForeignTool } from '../integrations/foreign-tool.js';
 
+/** A function tool of any context, parameter and result type. */
+// biome-ignore lint/suspicious/noExplicitAny: tool() infers these; a wrapper takes them all.
+type AnyFunctionTool = FunctionTool<any, any, any>;
+
 /** Options of {@link fromOpenAIAgentsTool}. */
 export type FromOpenAIAgentsToolOptions = WrapToolOptions;
 
@@ -21,11 +25,7 @@ export type FromOpenAIAgentsToolOptions = WrapToolOptions;
  * const weather = tool({ name: 'get_weather', description: '…', parameters: z.object({ city: z.string() }), execute });
  * registry.register(fromOpenAIAgentsTool(weather, { category: 'read' }));
  */
-// biome-ignore lint/suspicious/noExplicitAny: a function tool of any context and parameter type.
-export function fromOpenAIAgentsTool(
-  tool: FunctionTool<any, any, any>,
-  options: FromOpenAIAgentsToolOptions,
-): AnyTool {
+export function fromOpenAIAgentsTool(tool: AnyFunctionTool, options: FromOpenAIAgentsToolOptions): AnyTool {
   if (
     tool === null ||
     typeof tool !== 'object' ||

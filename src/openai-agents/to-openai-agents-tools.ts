@@ -3,6 +3,7 @@ import type { ToolContract } from '../contract/index.js';
 import type { Envelope } from '../dispatch/envelope.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { ApprovalBridge } from '../integrations/approval-bridge.js';
+import { selectContracts } from '../integrations/select-contracts.js';
 import type { Registry } from '../registry/registry.js';
 import { restoreStrictArguments } from '../schema/restore-strict.js';
 import { toProviderTools } from '../schema/to-provider-tools.js';
@@ -50,15 +51,7 @@ export function toOpenAIAgentsTools(
   registry: Registry,
   options: OpenAIAgentsToolsOptions = {},
 ): FunctionTool[] {
-  const only = options.only ? new Set(options.only) : undefined;
-  for (const name of only ?? []) {
-    if (!registry.has(name)) {
-      throw new TypeError(
-        `toOpenAIAgentsTools(): "${name}" in only is not registered; register it or remove it.`,
-      );
-    }
-  }
-  const contracts = registry.schemas().filter((contract) => !only || only.has(contract.name));
+  const contracts = selectContracts(registry, options.only, 'toOpenAIAgentsTools');
   const strict = options.strict ?? true;
   const loose = toProviderTools(contracts, 'openai-responses', { strict: false, returns: 'description' });
   const tight = strict

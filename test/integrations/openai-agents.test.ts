@@ -10,7 +10,9 @@ import {
   Usage,
 } from '@openai/agents';
 import { describe, expect, test } from 'vitest';
-import { toOpenAIAgentsTools } from '../../src/openai-agents/index.js';
+import { createTool, Registry, resolveEffects } from '../../src/index.js';
+import { approvalBridge, toOpenAIAgentsTools } from '../../src/openai-agents/index.js';
+import { echoTool } from '../policy/support.js';
 import { notesWorkspace } from './support.js';
 
 interface Call {
@@ -130,8 +132,6 @@ describe('toOpenAIAgentsTools through the Runner', () => {
 
   test('strict nulls are restored to "absent" before validation, so the contract’s optional field is left out', async () => {
     const { registry, runs, notes } = notesWorkspace();
-    const { approvalBridge } = await import('../../src/integrations/approval-bridge.js');
-    const { Registry } = await import('../../src/index.js');
     // A registry whose gate allows writes, to see the arguments the tool receives.
     const open = new Registry({ ...approvalBridge(() => undefined).registryOptions }).register(
       registry.get('write_note')!,
@@ -196,7 +196,6 @@ describe('toOpenAIAgentsTools through the Runner', () => {
   }
 
   test('a schema strict mode cannot express goes non-strict, and the diagnostics say why', async () => {
-    const { createTool, Registry, resolveEffects } = await import('../../src/index.js');
     const anyValue = createTool(
       {
         name: 'tag_note',
@@ -236,8 +235,6 @@ describe('toOpenAIAgentsTools through the Runner', () => {
     expect(toOpenAIAgentsTools(registry, { strict: false }).every((entry) => entry.strict === false)).toBe(
       true,
     );
-    const { Registry } = await import('../../src/index.js');
-    const { echoTool } = await import('../policy/support.js');
     const merged = new Registry().register(echoTool('read-note', 'read'), echoTool('read_note', 'read'));
     expect(() => toOpenAIAgentsTools(merged)).toThrow(/would both be called "read_note" in the Agents SDK/);
   });
