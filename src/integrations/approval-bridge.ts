@@ -55,14 +55,15 @@ export function approvalBridge(
   gate: PolicyGate | BeforeCallHook,
   options: ApprovalBridgeOptions = {},
 ): ApprovalBridge {
-  const hook: BeforeCallHook = typeof gate === 'function' ? gate : gate.decide;
-  if (typeof hook !== 'function') {
+  const decide: unknown = typeof gate === 'function' ? gate : (gate as Partial<PolicyGate> | null)?.decide;
+  if (typeof decide !== 'function') {
     throw new ToolDefinitionError(
       'invalid_option',
       `approvalBridge() expects a policy gate (createPolicyGate) or a beforeCall function, received ${gate === null ? 'null' : typeof gate}.`,
     );
   }
-  const observe = typeof gate === 'function' ? undefined : gate.registryOptions.observe;
+  const hook = decide as BeforeCallHook;
+  const observe = typeof gate === 'function' ? undefined : gate.registryOptions?.observe;
   const granted = new Set<string>();
   const fallback = options.fallback;
   const approver: Approver = (request) => {
