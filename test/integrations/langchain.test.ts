@@ -149,3 +149,27 @@ describe('toLangChainTools in a LangChain loop', () => {
     expect(() => toLangChainTools(notes, { only: ['nope'] })).toThrow(/"nope" in only is not registered/);
   });
 });
+
+test('the tool call id and the run config context reach the tool as callId and state', async () => {
+  const seen: unknown[] = [];
+  const probe = defineTool({
+    name: 'probe',
+    category: 'read',
+    description: 'Report what the call carried. It takes no arguments and changes nothing.',
+    execute: (_args, context) => {
+      seen.push({ callId: context.callId, state: context.state });
+      return 'seen';
+    },
+  });
+  const registry = new Registry().register(probe);
+  const [tool] = toLangChainTools(registry);
+  const call = { id: 'p1', name: 'probe', args: {}, type: 'tool_call' as const };
+  const answer = (await tool!.invoke(call, { context: { user: 'ada' } })) as ToolMessage;
+  expect(answer.status).toBe('success');
+  const [custom] = toLangChainTools(registry, { state: (config) => config.metadata?.session });
+  await custom!.invoke(call, { metadata: { session: 's-7' } });
+  expect(seen).toEqual([
+    { callId: 'p1', state: { user: 'ada' } },
+    { callId: 'p1', state: 's-7' },
+  ]);
+});
