@@ -6,7 +6,7 @@
  * import { approvalBridge, toAiSdkTools } from 'toolpact/ai-sdk';
  * const approvals = approvalBridge(createPolicyGate(policy));
  * const registry = new Registry({ ...approvals.registryOptions }).register(readFile, writeFile);
- * const result = await generateText({ model, prompt, tools: toAiSdkTools(registry, { approvals }), stopWhen: isStepCount(5) });
+ * const result = await generateText({ model, prompt, tools: toAiSdkTools(registry, { approvals }), stopWhen: stepCountIs(5) });
  */
 export {
   type ApprovalBridge,

@@ -59,11 +59,11 @@ export class ToolCallFailedError extends Error {
  * (`math.factorial`) get the OpenAI-safe alias as their key. The set is a snapshot of the registry.
  *
  * @example
- * import { generateText, isStepCount } from 'ai';
+ * import { generateText, stepCountIs } from 'ai';
  * const result = await generateText({
  *   model, prompt: 'Summarize README.md',
  *   tools: toAiSdkTools(registry),
- *   stopWhen: isStepCount(5),
+ *   stopWhen: stepCountIs(5),
  * });
  */
 export function toAiSdkTools(registry: Registry, options: AiSdkToolsOptions = {}): ToolSet {
@@ -130,7 +130,8 @@ function aiSdkTool(
   return {
     ...(contract.title ? { title: contract.title } : {}),
     description: withReturns(contract.description, contract),
-    inputSchema: jsonSchema(contract.parameters as JSONSchema7),
+    // A copy: the contract is frozen, and a provider package may add to the schema it is handed.
+    inputSchema: jsonSchema(structuredClone(contract.parameters) as JSONSchema7),
     ...(contract.examples?.length
       ? { inputExamples: contract.examples.map((example) => ({ input: example.arguments })) }
       : {}),

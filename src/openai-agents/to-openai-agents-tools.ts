@@ -96,7 +96,7 @@ function agentsTool(
   const built = tool({
     name: shape.name,
     description: shape.description ?? contract.description,
-    parameters: shape.parameters as unknown as OpenParameters,
+    parameters: structuredClone(shape.parameters) as unknown as OpenParameters,
     // The schema is already the strict adapter's; built non-strict, the SDK neither rewrites it nor
     // strips nulls its own way, and `strict` is set on the tool below.
     strict: false,
