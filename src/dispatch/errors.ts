@@ -3,6 +3,7 @@ import type {
   FailureEnvelope,
   InvalidArgumentsError,
   InvalidJsonError,
+  InvalidResultError,
   PermissionDeniedError,
   ResultNotSerializableError,
   TimeoutError,
@@ -97,6 +98,15 @@ export function notSerializableFailure(tool: string, detail: string): FailureEnv
     type: 'result_not_serializable',
     tool,
     message: `"${tool}" finished, but its result cannot be written as JSON (${detail}). This is a defect in the tool, not in your call.`,
+  };
+  return { ok: false, error };
+}
+
+export function invalidResultFailure(tool: string): FailureEnvelope {
+  const error: InvalidResultError = {
+    type: 'invalid_result',
+    tool,
+    message: `"${tool}" ran, but its result does not match the tool's declared output schema, so it was withheld. This is a defect in the tool, not in your arguments: do not retry the same call. Choose another approach, or tell the user that "${tool}" returned a malformed result.`,
   };
   return { ok: false, error };
 }

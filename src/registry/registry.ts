@@ -5,6 +5,7 @@ import {
   abortedFailure,
   invalidArgumentsFailure,
   invalidJsonFailure,
+  invalidResultFailure,
   notSerializableFailure,
   permissionDeniedFailure,
   timeoutFailure,
@@ -12,9 +13,11 @@ import {
   unknownToolFailure,
 } from '../dispatch/errors.js';
 import type { Approver, BeforeCallHook, GateDecision, GateRequest } from '../dispatch/gate.js';
+import type { ValidationIssue } from '../dispatch/issues.js';
 import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS, parseArguments } from '../dispatch/parse.js';
 import { type LazySignal, type RunOutcome, runTool } from '../dispatch/run.js';
 import { CircularResultError, type JsonValue, toJsonValue } from '../dispatch/serialize.js';
+import { jsonSchemaResultValidator, type ResultValidator } from '../dispatch/validate-result.js';
 import type { ValidationResult } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { describeNameKey, nameKeys } from '../schema/names.js';
@@ -37,7 +40,18 @@ export interface RegistryOptions {
   readonly defaultTimeoutMs?: number;
   /** Told of every call when it ends (for audit logs and metrics); an observer that throws is ignored. */
   readonly observe?: (record: CallRecord) => void;
+  /**
+   * What a result that breaks the tool's `output` schema becomes: `error` (default) withholds it and
+   * answers `invalid_result`; `warn` passes it on; `off` does not check. Under `error` and `warn` the
+   * issues go to observers as {@link CallRecord.resultIssues}, never to the model.
+   */
+  readonly validateResults?: ResultValidation;
 }
+
+/** How a {@link Registry} checks results against their `output` schema. */
+export type ResultValidation = 'error' | 'warn' | 'off';
+
+const RESULT_VALIDATION_MODES: readonly ResultValidation[] = ['error', 'warn', 'off'];
 
 /** Options of one call. */
 export interface CallOptions {
@@ -64,12 +78,19 @@ export interface CallRecord {
   readonly startedAt: number;
   readonly durationMs: number;
   readonly state: unknown;
+  /**
+   * How the result breaks the tool's `output` schema, when it does (under `validateResults: 'error'`
+   * the outcome is then `invalid_result`; under `'warn'` it is `ok`). The issues quote the result:
+   * treat them as the result itself, not as safe-to-show text.
+   */
+  readonly resultIssues?: readonly ValidationIssue[];
 }
 
 /** What one call has got to so far, for observers. */
 interface Trace {
   arguments: unknown;
   decision: GateDecision | undefined;
+  resultIssues: readonly ValidationIssue[] | undefined;
 }
 
 /** The result of one call as a value and as the JSON text the model reads. */
@@ -103,6 +124,9 @@ export class Registry {
   readonly #options: RegistryOptions;
   readonly #limits: ArgumentLimits;
   readonly #maxResultChars: number;
+  readonly #validateResults: ResultValidation;
+  /** Each tool's result check, made on its first result; null for a tool without a return schema. */
+  readonly #resultValidators = new WeakMap<AnyTool, ResultValidator | null>();
   readonly #listeners = new Set<() => void>();
   readonly #sessionApprovals = new Set<string>();
   #contracts: readonly ToolContract[] | undefined;
@@ -119,6 +143,13 @@ export class Registry {
       throw new ToolDefinitionError(
         'invalid_option',
         `maxResultChars is ${String(options.maxResultChars)}; give at least 200 characters so an envelope fits.`,
+      );
+    }
+    this.#validateResults = options.validateResults ?? 'error';
+    if (!RESULT_VALIDATION_MODES.includes(this.#validateResults)) {
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `validateResults is ${JSON.stringify(options.validateResults)}; use 'error' (the default), 'warn' or 'off'.`,
       );
     }
   }
@@ -266,7 +297,7 @@ export class Registry {
     const observe = this.#options.observe;
     const startedAt = observe ? Date.now() : 0;
     const toolName = typeof name === 'string' ? name : String(name);
-    const trace: Trace = { arguments: undefined, decision: undefined };
+    const trace: Trace = { arguments: undefined, decision: undefined, resultIssues: undefined };
     let tool: AnyTool | undefined;
     let completed: Completed;
     try {
@@ -294,6 +325,7 @@ export class Registry {
           startedAt,
           durationMs: Date.now() - startedAt,
           state: options.state,
+          ...(trace.resultIssues ? { resultIssues: trace.resultIssues } : {}),
         });
       } catch {
         // An observer must not change the outcome of a call.
@@ -327,7 +359,7 @@ export class Registry {
     if (!validation.ok) return failed(invalidArgumentsFailure(name, validation.issues));
     trace.arguments = validation.value;
     if (options.signal?.aborted) return failed(abortedFailure(name));
-    if (!this.#options.beforeCall) return this.#execute(tool, validation.value, options);
+    if (!this.#options.beforeCall) return this.#execute(tool, validation.value, options, trace);
     const request: GateRequest = {
       tool: tool.contract,
       meta: tool.meta,
@@ -338,13 +370,13 @@ export class Registry {
     const denial = this.#gate(request, trace);
     if (denial instanceof Promise) {
       return denial.then((settled) =>
-        settled ? failed(settled) : this.#execute(tool, validation.value, options),
+        settled ? failed(settled) : this.#execute(tool, validation.value, options, trace),
       );
     }
-    return denial ? failed(denial) : this.#execute(tool, validation.value, options);
+    return denial ? failed(denial) : this.#execute(tool, validation.value, options, trace);
   }
 
-  #execute(tool: AnyTool, args: unknown, options: CallOptions): Completed | Promise<Completed> {
+  #execute(tool: AnyTool, args: unknown, options: CallOptions, trace: Trace): Completed | Promise<Completed> {
     const contract = tool.contract;
     const timeoutMs = tightest(tool.timeoutMs, options.timeoutMs, this.#options.defaultTimeoutMs);
     const outcome = runTool(
@@ -355,14 +387,15 @@ export class Registry {
       },
     );
     return outcome instanceof Promise
-      ? outcome.then((settled) => this.#settle(contract.name, settled))
-      : this.#settle(contract.name, outcome);
+      ? outcome.then((settled) => this.#settle(tool, settled, trace))
+      : this.#settle(tool, outcome, trace);
   }
 
-  #settle(name: string, outcome: RunOutcome): Completed {
+  #settle(tool: AnyTool, outcome: RunOutcome, trace: Trace): Completed | Promise<Completed> {
+    const name = tool.contract.name;
     switch (outcome.kind) {
       case 'returned':
-        return this.#succeed(name, outcome.value);
+        return this.#succeed(tool, outcome.value, trace);
       case 'threw':
         return failed(toolFailure(name, outcome.error));
       case 'timeout':
@@ -453,14 +486,50 @@ export class Registry {
     return permissionDeniedFailure(name, answer.reason ?? 'the approver declined this call', decision.rule);
   }
 
-  #succeed(name: string, value: unknown): Completed {
+  #succeed(tool: AnyTool, value: unknown, trace: Trace): Completed | Promise<Completed> {
+    const name = tool.contract.name;
     let result: JsonValue;
     try {
       result = toJsonValue(value);
     } catch (error) {
-      const detail = error instanceof CircularResultError ? error.message : 'it could not be converted';
-      return failed(notSerializableFailure(name, detail));
+      return failed(notSerializableFailure(name, serializationProblem(error)));
     }
+    const validate = this.#validateResults === 'off' ? null : this.#resultValidator(tool);
+    if (!validate) return this.#deliver(result);
+    const validation = validate(result);
+    return validation instanceof Promise
+      ? validation.then((settled) => this.#checked(name, result, settled, trace))
+      : this.#checked(name, result, validation, trace);
+  }
+
+  #resultValidator(tool: AnyTool): ResultValidator | null {
+    let validate = this.#resultValidators.get(tool);
+    if (validate === undefined) {
+      const schema = tool.contract.returns?.schema;
+      validate = tool.validateResult ?? (schema ? jsonSchemaResultValidator(schema) : null);
+      this.#resultValidators.set(tool, validate);
+    }
+    return validate;
+  }
+
+  #checked(name: string, result: JsonValue, validation: ValidationResult<unknown>, trace: Trace): Completed {
+    if (!validation.ok) {
+      trace.resultIssues = validation.issues;
+      return this.#validateResults === 'warn' ? this.#deliver(result) : failed(invalidResultFailure(name));
+    }
+    if (validation.value === result) return this.#deliver(result);
+    // A schema library's output (keys stripped, defaults filled) is what the model reads.
+    let output: JsonValue;
+    try {
+      output = toJsonValue(validation.value);
+    } catch (error) {
+      return failed(notSerializableFailure(name, serializationProblem(error)));
+    }
+    return this.#deliver(output);
+  }
+
+  /** The success envelope, cut to `maxResultChars` with a visible marker when it is longer. */
+  #deliver(result: JsonValue): Completed {
     const resultText = JSON.stringify(result);
     const budget = this.#maxResultChars - 160;
     if (resultText.length <= budget) {
@@ -522,6 +591,10 @@ class ExecuteContext implements ToolExecuteContext {
   get signal(): AbortSignal {
     return this.#signal.signal;
   }
+}
+
+function serializationProblem(error: unknown): string {
+  return error instanceof CircularResultError ? error.message : 'it could not be converted';
 }
 
 function failed(envelope: FailureEnvelope): Completed {
