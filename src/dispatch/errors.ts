@@ -111,6 +111,20 @@ export function invalidResultFailure(tool: string): FailureEnvelope {
   return { ok: false, error };
 }
 
+/**
+ * A result that was cut for length and whose shorter forms all break the tool's output schema: what an
+ * MCP server answers, since an MCP client refuses a success without conforming `structuredContent`.
+ * Not a registry outcome (the registry delivers the cut text).
+ */
+export function resultTooLargeFailure(tool: string, totalChars: number): FailureEnvelope {
+  const error: ToolFailure = {
+    type: 'result_too_large',
+    tool,
+    message: `"${tool}" returned ${totalChars} characters of JSON, more than is sent in one result, and no shortened form of it matches the tool's output schema. Ask for a smaller part (a narrower range, path or query).`,
+  };
+  return { ok: false, error };
+}
+
 /** A tool's own failure: a {@link ToolError}, any other `Error`, or whatever else was thrown. */
 export function toolFailure(tool: string, thrown: unknown): FailureEnvelope {
   if (isToolError(thrown)) {

@@ -25,7 +25,21 @@ export type ResultValidator = (
  * const check = jsonSchemaResultValidator({ type: 'object', properties: { lines: { type: 'integer' } }, required: ['lines'] });
  * check({ lines: 'three' }); // { ok: false, issues: [{ code: 'invalid_type', path: '$.lines', … }] }
  */
-export function jsonSchemaResultValidator(schema: JsonSchema): ResultValidator {
+export function jsonSchemaResultValidator(
+  schema: JsonSchema,
+): (result: JsonValue) => ValidationResult<unknown> {
+  let validator = validators.get(schema);
+  if (!validator) {
+    validator = compileLazily(schema);
+    validators.set(schema, validator);
+  }
+  return validator;
+}
+
+// Contracts are frozen, so one validator per schema object serves every registry and server.
+const validators = new WeakMap<JsonSchema, (result: JsonValue) => ValidationResult<unknown>>();
+
+function compileLazily(schema: JsonSchema): (result: JsonValue) => ValidationResult<unknown> {
   let compiled: ValidateFunction | undefined;
   let broken: string | undefined;
   return (result) => {

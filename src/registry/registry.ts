@@ -1,4 +1,4 @@
-import { type ToolContract, WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
+import { type JsonSchema, type ToolContract, WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
 import { type AnyTool, isTool, type ToolExecuteContext } from '../define/tool.js';
 import type { Envelope, FailureEnvelope } from '../dispatch/envelope.js';
 import {
@@ -17,6 +17,7 @@ import type { ValidationIssue } from '../dispatch/issues.js';
 import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS, parseArguments } from '../dispatch/parse.js';
 import { type LazySignal, type RunOutcome, runTool } from '../dispatch/run.js';
 import { CircularResultError, type JsonValue, toJsonValue } from '../dispatch/serialize.js';
+import { shortenJson } from '../dispatch/shorten-json.js';
 import { jsonSchemaResultValidator, type ResultValidator } from '../dispatch/validate-result.js';
 import type { ValidationResult } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
@@ -100,6 +101,8 @@ interface Completed {
 }
 
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
+/** Room kept for the envelope around a result that is cut: `ok`, the `truncated` marker, its message. */
+const ENVELOPE_ROOM = 160;
 
 // A gate that throws must fail closed.
 const GATE_ERROR: GateDecision = {
@@ -495,11 +498,11 @@ export class Registry {
       return failed(notSerializableFailure(name, serializationProblem(error)));
     }
     const validate = this.#validateResults === 'off' ? null : this.#resultValidator(tool);
-    if (!validate) return this.#deliver(result);
+    if (!validate) return this.#deliver(tool, result);
     const validation = validate(result);
     return validation instanceof Promise
-      ? validation.then((settled) => this.#checked(name, result, settled, trace))
-      : this.#checked(name, result, validation, trace);
+      ? validation.then((settled) => this.#checked(tool, result, settled, trace))
+      : this.#checked(tool, result, validation, trace);
   }
 
   #resultValidator(tool: AnyTool): ResultValidator | null {
@@ -512,12 +515,15 @@ export class Registry {
     return validate;
   }
 
-  #checked(name: string, result: JsonValue, validation: ValidationResult<unknown>, trace: Trace): Completed {
+  #checked(tool: AnyTool, result: JsonValue, validation: ValidationResult<unknown>, trace: Trace): Completed {
+    const name = tool.contract.name;
     if (!validation.ok) {
       trace.resultIssues = validation.issues;
-      return this.#validateResults === 'warn' ? this.#deliver(result) : failed(invalidResultFailure(name));
+      return this.#validateResults === 'warn'
+        ? this.#deliver(tool, result)
+        : failed(invalidResultFailure(name));
     }
-    if (validation.value === result) return this.#deliver(result);
+    if (validation.value === result) return this.#deliver(tool, result);
     // A schema library's output (keys stripped, defaults filled) is what the model reads.
     let output: JsonValue;
     try {
@@ -525,21 +531,56 @@ export class Registry {
     } catch (error) {
       return failed(notSerializableFailure(name, serializationProblem(error)));
     }
-    return this.#deliver(output);
+    return this.#deliver(tool, output);
   }
 
-  /** The success envelope, cut to `maxResultChars` with a visible marker when it is longer. */
-  #deliver(result: JsonValue): Completed {
+  /**
+   * The success envelope, cut to `maxResultChars` with a visible marker when it is longer: shortened
+   * as a value when the tool has a return schema and the shorter value still matches it (so MCP can
+   * still send it as `structuredContent`), else cut as text.
+   */
+  #deliver(tool: AnyTool, result: JsonValue): Completed {
     const resultText = JSON.stringify(result);
-    const budget = this.#maxResultChars - 160;
-    if (resultText.length <= budget) {
+    if (resultText.length <= this.#maxResultChars - ENVELOPE_ROOM) {
       return { envelope: { ok: true, result }, text: `{"ok":true,"result":${resultText}}` };
     }
+    const schema = tool.contract.returns?.schema;
+    const shortened =
+      schema && result !== null && typeof result === 'object'
+        ? this.#shorten(result, resultText.length, schema)
+        : undefined;
+    return shortened ?? this.#cut(result, resultText);
+  }
+
+  #shorten(result: JsonValue, totalChars: number, schema: JsonSchema): Completed | undefined {
+    let fraction = (this.#maxResultChars - ENVELOPE_ROOM) / totalChars;
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const shown = shortenJson(result, fraction);
+      const shownChars = JSON.stringify(shown).length;
+      const envelope: Envelope = {
+        ok: true,
+        result: shown,
+        truncated: {
+          totalChars,
+          shownChars,
+          message: `The result was shortened to ${shownChars} of ${totalChars} characters of JSON: lists keep their first items and strings their first characters. Ask for a smaller part (a narrower range, path or query) to see the rest.`,
+        },
+      };
+      const text = JSON.stringify(envelope);
+      if (text.length <= this.#maxResultChars) {
+        return jsonSchemaResultValidator(schema)(shown).ok ? { envelope, text } : undefined;
+      }
+      fraction *= (this.#maxResultChars / text.length) * 0.9;
+    }
+    return undefined;
+  }
+
+  #cut(result: JsonValue, resultText: string): Completed {
     const source = typeof result === 'string' ? result : resultText;
     const total = source.length;
     const isText = typeof result === 'string';
     // Escaping can make the shown part longer than its length in the source, so shrink until it fits.
-    let keep = Math.min(total, budget);
+    let keep = Math.min(total, this.#maxResultChars - ENVELOPE_ROOM);
     let envelope: Envelope;
     let text: string;
     for (;;) {

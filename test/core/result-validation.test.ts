@@ -189,13 +189,31 @@ describe('results are checked against the output schema', () => {
     ]);
   });
 
-  test('the whole result is checked before it is cut for length', async () => {
+  test('the whole result is checked before it is cut for length; the cut keeps the shape when the schema allows', async () => {
     const { registry } = observed({ maxResultChars: 400 });
     const long = { lines: 1, status: 'complete', note: 'x'.repeat(2_000) };
     const cut = await registry.call('count_lines', { result: long });
-    expect(cut.ok && cut.truncated?.totalChars).toBeGreaterThan(2_000);
+    expect(cut).toMatchObject({
+      ok: true,
+      result: { lines: 1, status: 'complete', note: expect.stringMatching(/^x{32,}$/) },
+      truncated: { totalChars: JSON.stringify(long).length, message: expect.stringContaining('shortened') },
+    });
+    expect(JSON.stringify(cut).length).toBeLessThanOrEqual(400);
     const wrong = await registry.call('count_lines', { result: { ...long, lines: -1 } });
     expect(isErrorType(wrong, 'invalid_result')).toBe(true);
+  });
+
+  test('a cut that would break the schema (a list that must stay long) is cut as text instead', async () => {
+    const tool = defineTool({
+      name: 'many',
+      description: 'Return at least thirty items (a test tool).',
+      category: 'read',
+      output: { type: 'object', properties: { items: { type: 'array', minItems: 30 } }, required: ['items'] },
+      execute: () => ({ items: Array.from({ length: 100 }, (_, index) => `item ${index}`) }),
+    });
+    const envelope = await new Registry({ maxResultChars: 300 }).register(tool).call('many', {});
+    expect(envelope.ok && typeof envelope.result).toBe('string');
+    expect(envelope.ok && envelope.truncated?.message).toContain('cut to its first');
   });
 
   test("'warn' delivers the result and tells observers; 'off' does not check", async () => {
