@@ -287,65 +287,90 @@ export class Registry {
    * Runs a model's call and answers with the envelope's JSON text. `args` may be an object or the raw
    * JSON string a provider sends. Never throws and never rejects.
    */
-  async dispatch(name: string, args?: unknown, options?: CallOptions): Promise<string> {
-    return (await this.#run(name, args, options)).text;
+  dispatch(name: string, args?: unknown, options?: CallOptions): Promise<string> {
+    const completed = this.#run(name, args, options);
+    return completed instanceof Promise ? completed.then(textOf) : Promise.resolve(completed.text);
   }
 
   /** The same as {@link dispatch}, answered as a typed value: narrow on `ok`, then `error.type`. */
-  async call(name: string, args?: unknown, options?: CallOptions): Promise<Envelope> {
-    return (await this.#run(name, args, options)).envelope;
+  call(name: string, args?: unknown, options?: CallOptions): Promise<Envelope> {
+    const completed = this.#run(name, args, options);
+    return completed instanceof Promise ? completed.then(envelopeOf) : Promise.resolve(completed.envelope);
   }
 
-  async #run(name: unknown, args: unknown, options: CallOptions = {}): Promise<Completed> {
-    const observe = this.#options.observe;
-    const startedAt = observe ? Date.now() : 0;
+  // Synchronous until something asynchronous happens: a synchronous tool's call settles without a turn of
+  // the event loop of its own. Every stage that can fail is caught here, so the promise never rejects.
+  #run(name: unknown, args: unknown, options: CallOptions = NO_OPTIONS): Completed | Promise<Completed> {
+    const startedAt = this.#options.observe ? Date.now() : 0;
     const toolName = typeof name === 'string' ? name : String(name);
-    const trace: Trace = { arguments: undefined, decision: undefined, resultIssues: undefined };
+    // Without an observer nobody reads a trace, so none is kept.
+    const trace: Trace | undefined = this.#options.observe
+      ? { arguments: undefined, decision: undefined, resultIssues: undefined }
+      : undefined;
     let tool: AnyTool | undefined;
-    let completed: Completed;
+    let pending: Completed | Promise<Completed>;
     try {
       tool = this.get(toolName);
-      if (tool) {
-        const pending = this.#runTool(tool, args, options, trace);
-        completed = pending instanceof Promise ? await pending : pending;
-      } else {
-        completed = failed(unknownToolFailure(toolName, closestNames(toolName, this.#tools.keys())));
-      }
+      pending = tool
+        ? this.#runTool(tool, args, options, trace)
+        : failed(unknownToolFailure(toolName, closestNames(toolName, this.#tools.keys())));
     } catch (error) {
-      // Only a defect inside toolpact or a broken contract can land here; the model still gets an envelope.
-      completed = failed(toolFailure(toolName, error));
+      pending = broken(toolName, error);
     }
-    if (observe) {
-      const envelope = completed.envelope;
-      try {
-        observe({
-          tool: toolName,
-          category: tool?.contract.category,
-          callId: options.callId,
-          arguments: trace.arguments,
-          decision: trace.decision,
-          outcome: envelope.ok ? 'ok' : envelope.error.type,
-          startedAt,
-          durationMs: Date.now() - startedAt,
-          state: options.state,
-          ...(trace.resultIssues ? { resultIssues: trace.resultIssues } : {}),
-        });
-      } catch {
-        // An observer must not change the outcome of a call.
-      }
+    if (pending instanceof Promise) {
+      return pending.then(
+        (completed) => this.#finish(completed, toolName, tool, options, trace, startedAt),
+        (error: unknown) => this.#finish(broken(toolName, error), toolName, tool, options, trace, startedAt),
+      );
+    }
+    return this.#finish(pending, toolName, tool, options, trace, startedAt);
+  }
+
+  /** Tells the observer, if there is one, how the call ended. */
+  #finish(
+    completed: Completed,
+    toolName: string,
+    tool: AnyTool | undefined,
+    options: CallOptions,
+    trace: Trace | undefined,
+    startedAt: number,
+  ): Completed {
+    const observe = this.#options.observe;
+    if (!observe || !trace) return completed;
+    const envelope = completed.envelope;
+    try {
+      observe({
+        tool: toolName,
+        category: tool?.contract.category,
+        callId: options.callId,
+        arguments: trace.arguments,
+        decision: trace.decision,
+        outcome: envelope.ok ? 'ok' : envelope.error.type,
+        startedAt,
+        durationMs: Date.now() - startedAt,
+        state: options.state,
+        ...(trace.resultIssues ? { resultIssues: trace.resultIssues } : {}),
+      });
+    } catch {
+      // An observer must not change the outcome of a call.
     }
     return completed;
   }
 
-  // The stages below stay synchronous while nothing asynchronous happens, so a call costs one await
+  // The stages below stay synchronous while nothing asynchronous happens, so a call costs one promise
   // for an async tool and none of its own for the rest.
 
-  #runTool(tool: AnyTool, args: unknown, options: CallOptions, trace: Trace): Completed | Promise<Completed> {
+  #runTool(
+    tool: AnyTool,
+    args: unknown,
+    options: CallOptions,
+    trace: Trace | undefined,
+  ): Completed | Promise<Completed> {
     const name = tool.contract.name;
     const parsed = parseArguments(args, this.#limits);
     if (parsed.kind === 'invalid_json') return failed(invalidJsonFailure(name, parsed.problem));
     if (parsed.kind === 'invalid_arguments') return failed(invalidArgumentsFailure(name, parsed.issues));
-    trace.arguments = parsed.value;
+    if (trace) trace.arguments = parsed.value;
     const validation = tool.validate(parsed.value);
     return validation instanceof Promise
       ? validation.then((settled) => this.#validated(tool, settled, options, trace))
@@ -356,11 +381,11 @@ export class Registry {
     tool: AnyTool,
     validation: ValidationResult<unknown>,
     options: CallOptions,
-    trace: Trace,
+    trace: Trace | undefined,
   ): Completed | Promise<Completed> {
     const name = tool.contract.name;
     if (!validation.ok) return failed(invalidArgumentsFailure(name, validation.issues));
-    trace.arguments = validation.value;
+    if (trace) trace.arguments = validation.value;
     if (options.signal?.aborted) return failed(abortedFailure(name));
     if (!this.#options.beforeCall) return this.#execute(tool, validation.value, options, trace);
     const request: GateRequest = {
@@ -379,7 +404,12 @@ export class Registry {
     return denial ? failed(denial) : this.#execute(tool, validation.value, options, trace);
   }
 
-  #execute(tool: AnyTool, args: unknown, options: CallOptions, trace: Trace): Completed | Promise<Completed> {
+  #execute(
+    tool: AnyTool,
+    args: unknown,
+    options: CallOptions,
+    trace: Trace | undefined,
+  ): Completed | Promise<Completed> {
     const contract = tool.contract;
     const timeoutMs = tightest(tool.timeoutMs, options.timeoutMs, this.#options.defaultTimeoutMs);
     const outcome = runTool(
@@ -394,7 +424,7 @@ export class Registry {
       : this.#settle(tool, outcome, trace);
   }
 
-  #settle(tool: AnyTool, outcome: RunOutcome, trace: Trace): Completed | Promise<Completed> {
+  #settle(tool: AnyTool, outcome: RunOutcome, trace: Trace | undefined): Completed | Promise<Completed> {
     const name = tool.contract.name;
     switch (outcome.kind) {
       case 'returned':
@@ -415,7 +445,7 @@ export class Registry {
   /** The gate: synchronous when the hook answers synchronously; only `ask` always waits. */
   #gate(
     request: GateRequest,
-    trace: Trace,
+    trace: Trace | undefined,
   ): FailureEnvelope | undefined | Promise<FailureEnvelope | undefined> {
     const hook = this.#options.beforeCall;
     if (!hook) return undefined;
@@ -436,11 +466,11 @@ export class Registry {
 
   #decide(
     request: GateRequest,
-    trace: Trace,
+    trace: Trace | undefined,
     decision: GateDecision | undefined,
   ): FailureEnvelope | undefined | Promise<FailureEnvelope | undefined> {
     if (!decision) return undefined;
-    trace.decision = decision;
+    if (trace) trace.decision = decision;
     const name = request.tool.name;
     switch (decision.action) {
       case 'allow':
@@ -489,7 +519,7 @@ export class Registry {
     return permissionDeniedFailure(name, answer.reason ?? 'the approver declined this call', decision.rule);
   }
 
-  #succeed(tool: AnyTool, value: unknown, trace: Trace): Completed | Promise<Completed> {
+  #succeed(tool: AnyTool, value: unknown, trace: Trace | undefined): Completed | Promise<Completed> {
     const name = tool.contract.name;
     let result: JsonValue;
     try {
@@ -515,10 +545,15 @@ export class Registry {
     return validate;
   }
 
-  #checked(tool: AnyTool, result: JsonValue, validation: ValidationResult<unknown>, trace: Trace): Completed {
+  #checked(
+    tool: AnyTool,
+    result: JsonValue,
+    validation: ValidationResult<unknown>,
+    trace: Trace | undefined,
+  ): Completed {
     const name = tool.contract.name;
     if (!validation.ok) {
-      trace.resultIssues = validation.issues;
+      if (trace) trace.resultIssues = validation.issues;
       return this.#validateResults === 'warn'
         ? this.#deliver(tool, result)
         : failed(invalidResultFailure(name));
@@ -634,6 +669,21 @@ class ExecuteContext implements ToolExecuteContext {
   }
 }
 
+const NO_OPTIONS: CallOptions = Object.freeze({});
+
+function textOf(completed: Completed): string {
+  return completed.text;
+}
+
+function envelopeOf(completed: Completed): Envelope {
+  return completed.envelope;
+}
+
+// Only a defect inside toolpact or a broken contract can land here; the model still gets an envelope.
+function broken(toolName: string, error: unknown): Completed {
+  return failed(toolFailure(toolName, error));
+}
+
 function serializationProblem(error: unknown): string {
   return error instanceof CircularResultError ? error.message : 'it could not be converted';
 }
@@ -642,13 +692,22 @@ function failed(envelope: FailureEnvelope): Completed {
   return { envelope, text: JSON.stringify(envelope) };
 }
 
-function tightest(...values: (number | undefined)[]): number | undefined {
-  let best: number | undefined;
-  for (const value of values) {
-    if (value !== undefined && Number.isFinite(value) && value > 0 && (best === undefined || value < best))
-      best = value;
-  }
-  return best;
+// Three named arguments rather than a rest array: this runs on every call.
+function tightest(
+  first: number | undefined,
+  second: number | undefined,
+  third: number | undefined,
+): number | undefined {
+  return tighter(tighter(undefined, first), tighter(second, third));
+}
+
+function tighter(a: number | undefined, b: number | undefined): number | undefined {
+  if (!usable(a)) return usable(b) ? b : undefined;
+  return usable(b) && (b as number) < (a as number) ? b : a;
+}
+
+function usable(value: number | undefined): boolean {
+  return value !== undefined && Number.isFinite(value) && value > 0;
 }
 
 function describeNonTool(value: unknown): string {
