@@ -14,8 +14,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { tool as aiTool, generateText } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
+import type { Registry } from '../src/index.js';
 import { floorCall, forecast, forecastRegistries, raw, zodInput } from './dispatch-cases.js';
 import {
+  type InterleavedCase,
   type InterleavedSeries,
   interleave,
   printSpreadTable,
@@ -69,6 +71,11 @@ export default async function run(): Promise<void> {
     if (!JSON.parse(await registry.dispatch(name, raw)).ok) throw new Error(`toolpact did not run ${name}`);
   }
 
+  const ours = (name: string, through: Registry, tool: string): InterleavedCase => ({
+    name,
+    operation: () => through.dispatch(tool, raw),
+    iterations: 10_000,
+  });
   const series = await interleave(
     [
       {
@@ -77,31 +84,11 @@ export default async function run(): Promise<void> {
         iterations: 100_000,
       },
       { name: '(b) parse+ajv+call+stringify', operation: floor, iterations: 10_000 },
-      {
-        name: 'toolpact dispatch (JSON Schema)',
-        operation: () => registry.dispatch('forecast', raw),
-        iterations: 10_000,
-      },
-      {
-        name: 'toolpact dispatch (zod)',
-        operation: () => registry.dispatch('forecast_zod', raw),
-        iterations: 10_000,
-      },
-      {
-        name: 'toolpact dispatch + gate',
-        operation: () => gated.dispatch('forecast', raw),
-        iterations: 10_000,
-      },
-      {
-        name: 'JSON Schema + output schema',
-        operation: () => registry.dispatch('forecast_checked', raw),
-        iterations: 10_000,
-      },
-      {
-        name: 'zod + zod output schema',
-        operation: () => registry.dispatch('forecast_zod_checked', raw),
-        iterations: 10_000,
-      },
+      ours('toolpact dispatch (JSON Schema)', registry, 'forecast'),
+      ours('toolpact dispatch (zod)', registry, 'forecast_zod'),
+      ours('toolpact dispatch + gate', gated, 'forecast'),
+      ours('JSON Schema + output schema', registry, 'forecast_checked'),
+      ours('zod + zod output schema', registry, 'forecast_zod_checked'),
       {
         name: '(c) MCP SDK McpServer, in-memory',
         operation: () => client.callTool({ name: 'forecast', arguments: mcpArgs }),

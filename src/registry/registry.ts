@@ -15,7 +15,7 @@ import {
 import type { Approver, BeforeCallHook, GateDecision, GateRequest } from '../dispatch/gate.js';
 import type { ValidationIssue } from '../dispatch/issues.js';
 import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS, parseArguments } from '../dispatch/parse.js';
-import { type LazySignal, type RunOutcome, runTool } from '../dispatch/run.js';
+import { LazySignal, type RunLimits, type RunOutcome, runTool } from '../dispatch/run.js';
 import { CircularResultError, type JsonValue, toJsonValue } from '../dispatch/serialize.js';
 import { shortenJson } from '../dispatch/shorten-json.js';
 import { jsonSchemaResultValidator, type ResultValidator } from '../dispatch/validate-result.js';
@@ -412,13 +412,11 @@ export class Registry {
   ): Completed | Promise<Completed> {
     const contract = tool.contract;
     const timeoutMs = tightest(tool.timeoutMs, options.timeoutMs, this.#options.defaultTimeoutMs);
-    const outcome = runTool(
-      (signal) => tool.execute(args, new ExecuteContext(signal, contract, options, this)),
-      {
-        signal: options.signal,
-        timeoutMs,
-      },
-    );
+    const limits =
+      options.signal === undefined && timeoutMs === undefined
+        ? NO_LIMITS
+        : { signal: options.signal, timeoutMs };
+    const outcome = runTool(tool.execute, args, new ExecuteContext(contract, options, this), limits);
     return outcome instanceof Promise
       ? outcome.then((settled) => this.#settle(tool, settled, trace))
       : this.#settle(tool, outcome, trace);
@@ -527,7 +525,10 @@ export class Registry {
     } catch (error) {
       return failed(notSerializableFailure(name, serializationProblem(error)));
     }
-    const validate = this.#validateResults === 'off' ? null : this.#resultValidator(tool);
+    const checked =
+      this.#validateResults !== 'off' &&
+      (tool.validateResult !== undefined || tool.contract.returns?.schema !== undefined);
+    const validate = checked ? this.#resultValidator(tool) : null;
     if (!validate) return this.#deliver(tool, result);
     const validation = validate(result);
     return validation instanceof Promise
@@ -650,26 +651,23 @@ export class Registry {
   }
 }
 
-/** What `execute` receives; the signal is made on first use. */
-class ExecuteContext implements ToolExecuteContext {
-  readonly #signal: LazySignal;
+/** What `execute` receives: it is the call's own lazy signal too, so one object serves both. */
+class ExecuteContext extends LazySignal implements ToolExecuteContext {
   readonly tool: ToolContract;
   readonly callId: string | undefined;
   readonly state: unknown;
   readonly registry: Registry;
-  constructor(signal: LazySignal, tool: ToolContract, options: CallOptions, registry: Registry) {
-    this.#signal = signal;
+  constructor(tool: ToolContract, options: CallOptions, registry: Registry) {
+    super();
     this.tool = tool;
     this.callId = options.callId;
     this.state = options.state;
     this.registry = registry;
   }
-  get signal(): AbortSignal {
-    return this.#signal.signal;
-  }
 }
 
 const NO_OPTIONS: CallOptions = Object.freeze({});
+const NO_LIMITS: RunLimits = Object.freeze({});
 
 function textOf(completed: Completed): string {
   return completed.text;
