@@ -68,8 +68,9 @@ export interface InterleavedSeries {
  * Times several cases in rounds: every round runs each case once, its `iterations` calls back to back,
  * and the order rotates from round to round, so each case follows every other as often and drift on a
  * busy machine, JIT tiering and collection debt fall on all of them alike. Every case is warmed up
- * first (`warmup` rounds of the whole rotation, default 2). Wall time comes from `hrtime`, CPU time
- * from `process.cpuUsage()`, which a crowded machine disturbs less.
+ * first (`warmup` rounds of the whole rotation, default 2). Wall time comes from `hrtime`, CPU time from
+ * `process.cpuUsage()`, which a crowded machine disturbs less. (A forced collection before each turn
+ * was tried and dropped: it raised every dispatcher's ratio to the floor instead of steadying it.)
  */
 export async function interleave(
   cases: readonly InterleavedCase[],
