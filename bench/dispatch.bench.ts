@@ -1,67 +1,36 @@
 /**
- * One valid call through the whole pipeline (parse → validate → gate → run → envelope) against:
+ * One valid call through the whole pipeline (parse → validate → gate → run → check → envelope) against:
  * (a) calling the function directly; (b) the floor: JSON.parse + a precompiled ajv validator + the call +
  * JSON.stringify of the result; (c) the same tool served by the MCP SDK's McpServer over its in-memory
  * transport, called with its Client; (d) the same tool run by the Vercel AI SDK's generateText with a mock
- * model that asks for the call (its in-process tool execution path).
+ * model that asks for the call (its in-process tool execution path). Also the same tool with an output
+ * schema (JSON Schema and zod), to show what checking every result costs.
+ *
+ * The cases run interleaved in rounds (see `interleave`): the figures are the median over the rounds
+ * with the interquartile range, wall and CPU time, and each ratio is taken round by round. The SDKs run
+ * in rounds of their own against toolpact (their heaps would otherwise weigh on the small cases).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { tool as aiTool, generateText } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import * as z from 'zod';
-import { defineTool, Registry } from '../src/index.js';
-import { measure, printTable } from './measure.js';
-
-const schema = {
-  type: 'object',
-  properties: {
-    city: { type: 'string', minLength: 1 },
-    days: { type: 'integer', minimum: 1, maximum: 14 },
-    units: { enum: ['metric', 'imperial'] },
-  },
-  required: ['city', 'days'],
-  additionalProperties: false,
-} as const;
-const forecast = (args: { city: string; days: number; units?: string }) => ({
-  city: args.city,
-  days: args.days,
-  units: args.units ?? 'metric',
-  highs: [21, 22, 19],
-});
-const raw = '{"city":"Lisbon","days":3,"units":"metric"}';
-const zodInput = z.object({
-  city: z.string().min(1),
-  days: z.number().int().min(1).max(14),
-  units: z.enum(['metric', 'imperial']).optional(),
-});
+import type { Registry } from '../src/index.js';
+import { floorCall, forecast, forecastRegistries, raw, zodInput } from './dispatch-cases.js';
+import {
+  type InterleavedCase,
+  type InterleavedSeries,
+  interleave,
+  printSpreadTable,
+  roundRatios,
+  type Spread,
+  spreadOf,
+} from './measure.js';
 
 export default async function run(): Promise<void> {
-  const jsonTool = defineTool({
-    name: 'forecast',
-    description: 'Weather forecast.',
-    category: 'read',
-    input: schema,
-    execute: forecast,
-  });
-  const zodTool = defineTool({
-    name: 'forecast_zod',
-    description: 'Weather forecast.',
-    category: 'read',
-    input: zodInput,
-    execute: forecast,
-  });
-  const registry = new Registry().register(jsonTool, zodTool);
-  const gated = new Registry({ beforeCall: () => ({ action: 'allow' }) }).register(jsonTool);
+  const { registry, gated } = forecastRegistries();
 
-  const validate = new Ajv2020({ allErrors: true }).compile(schema);
-  const floor = () => {
-    const args = JSON.parse(raw) as { city: string; days: number };
-    if (!validate(args)) throw new Error('invalid');
-    return JSON.stringify({ ok: true, result: forecast(args) });
-  };
+  const floor = floorCall();
 
   const server = new McpServer({ name: 'bench', version: '1.0.0' });
   server.registerTool(
@@ -99,46 +68,69 @@ export default async function run(): Promise<void> {
   if (check.toolResults.length !== 1) throw new Error('the AI SDK did not run the tool');
   const mcpCheck = await client.callTool({ name: 'forecast', arguments: mcpArgs });
   if (mcpCheck.isError) throw new Error('the MCP server did not run the tool');
-  if (!JSON.parse(await registry.dispatch('forecast', raw)).ok)
-    throw new Error('toolpact did not run the tool');
+  for (const name of ['forecast', 'forecast_zod', 'forecast_checked', 'forecast_zod_checked']) {
+    if (!JSON.parse(await registry.dispatch(name, raw)).ok) throw new Error(`toolpact did not run ${name}`);
+  }
 
-  const rows = [
-    await measure('(a) direct call', () => forecast({ city: 'Lisbon', days: 3, units: 'metric' }), {
-      iterations: 200_000,
-    }),
-    await measure('(b) parse+ajv+call+stringify', floor, { iterations: 100_000 }),
-    await measure('toolpact dispatch (JSON Schema)', () => registry.dispatch('forecast', raw), {
-      iterations: 50_000,
-    }),
-    await measure('toolpact dispatch (zod)', () => registry.dispatch('forecast_zod', raw), {
-      iterations: 50_000,
-    }),
-    await measure('toolpact dispatch + gate', () => gated.dispatch('forecast', raw), { iterations: 50_000 }),
-    await measure(
-      '(c) MCP SDK McpServer, in-memory',
-      () => client.callTool({ name: 'forecast', arguments: mcpArgs }),
+  const ours = (name: string, through: Registry, tool: string): InterleavedCase => ({
+    name,
+    operation: () => through.dispatch(tool, raw),
+    iterations: 20_000,
+  });
+  // In-process dispatchers share rounds with the floor; the SDKs, which allocate far more per call, get
+  // rounds of their own against toolpact, so their heaps never weigh on the floor comparison.
+  const local = await interleave(
+    [
       {
-        iterations: 2_000,
-        warmup: 500,
+        name: '(a) direct call',
+        operation: () => forecast({ city: 'Lisbon', days: 3, units: 'metric' }),
+        iterations: 200_000,
       },
-    ),
-    await measure(
-      '(d) AI SDK generateText + tool',
-      () => generateText({ model, tools: aiTools, prompt: 'weather' }),
-      {
-        iterations: 1_000,
-        warmup: 200,
-      },
-    ),
-  ];
-  const floorRow = rows[1]!;
-  printTable(rows, floorRow);
-  const ours = rows[2]!;
-  process.stdout.write(
-    `\ntoolpact vs floor (b): ${(ours.nsPerOp / floorRow.nsPerOp).toFixed(2)}x (goal <= 1.5x)\n` +
-      `MCP SDK (c) vs toolpact: ${(rows[5]!.nsPerOp / ours.nsPerOp).toFixed(1)}x slower (goal >= 5x)\n` +
-      `AI SDK (d) vs toolpact: ${(rows[6]!.nsPerOp / ours.nsPerOp).toFixed(1)}x slower\n`,
+      { name: '(b) parse+ajv+call+stringify', operation: floor, iterations: 20_000 },
+      ours('toolpact dispatch (JSON Schema)', registry, 'forecast'),
+      ours('toolpact dispatch (zod)', registry, 'forecast_zod'),
+      ours('toolpact dispatch + gate', gated, 'forecast'),
+      ours('JSON Schema + output schema', registry, 'forecast_checked'),
+      ours('zod + zod output schema', registry, 'forecast_zod_checked'),
+    ],
+    { rounds: 31, warmup: 3 },
   );
+  const [, floorSeries, json, zod, gate, checked, zodCheckedSeries] = local;
+  printSpreadTable(local, floorSeries!);
+  const sdks = await interleave(
+    [
+      ours('toolpact dispatch (JSON Schema)', registry, 'forecast'),
+      {
+        name: '(c) MCP SDK McpServer, in-memory',
+        operation: () => client.callTool({ name: 'forecast', arguments: mcpArgs }),
+        iterations: 500,
+      },
+      {
+        name: '(d) AI SDK generateText + tool',
+        operation: () => generateText({ model, tools: aiTools, prompt: 'weather' }),
+        iterations: 20,
+      },
+    ],
+    { rounds: 15 },
+  );
+  const [oursAgain, mcp, ai] = sdks;
+  process.stdout.write('\n');
+  printSpreadTable(sdks, oursAgain!);
+  const ratio = (label: string, of: InterleavedSeries, to: InterleavedSeries, goal = '') => {
+    const wall = spreadOf(roundRatios(of.wall, to.wall));
+    const cpu = spreadOf(roundRatios(of.cpu, to.cpu));
+    const range = (spread: Spread) =>
+      `${spread.median.toFixed(2)}x (IQR ${spread.q1.toFixed(2)}–${spread.q3.toFixed(2)}, range ${spread.min.toFixed(2)}–${spread.max.toFixed(2)})`;
+    process.stdout.write(`${label}: wall ${range(wall)}, cpu ${range(cpu)}${goal}\n`);
+  };
+  process.stdout.write('\n');
+  ratio('toolpact (JSON Schema) vs floor (b)', json!, floorSeries!, ' (goal <= 1.2x)');
+  ratio('toolpact (zod) vs floor (b)', zod!, floorSeries!);
+  ratio('toolpact + gate vs floor (b)', gate!, floorSeries!);
+  ratio('output schema cost, JSON Schema (with vs without)', checked!, json!);
+  ratio('output schema cost, zod (with vs without)', zodCheckedSeries!, zod!);
+  ratio('MCP SDK (c) vs toolpact (JSON Schema)', mcp!, oursAgain!, ' (goal >= 5x)');
+  ratio('AI SDK (d) vs toolpact (JSON Schema)', ai!, oursAgain!);
   await client.close();
   await server.close();
 }

@@ -47,3 +47,102 @@ export function printTable(rows: readonly Measurement[], baseline: Measurement):
     );
   }
 }
+
+/** One case of {@link interleave}: a name, the operation, and how many calls make one of its rounds. */
+export interface InterleavedCase {
+  readonly name: string;
+  readonly operation: () => unknown;
+  readonly iterations: number;
+}
+
+/** What {@link interleave} measured for one case: nanoseconds per call in each round, wall and CPU. */
+export interface InterleavedSeries {
+  readonly name: string;
+  /** Wall-clock nanoseconds per call, one figure per round, in round order. */
+  readonly wall: readonly number[];
+  /** CPU nanoseconds (user + system, the whole process) per call, one figure per round. */
+  readonly cpu: readonly number[];
+}
+
+/**
+ * Times several cases in rounds: every round runs each case once, its `iterations` calls back to back,
+ * and the order rotates from round to round, so each case follows every other as often and drift on a
+ * busy machine, JIT tiering and collection debt fall on all of them alike. Every case is warmed up
+ * first (`warmup` rounds of the whole rotation, default 2). Wall time comes from `hrtime`, CPU time from
+ * `process.cpuUsage()`, which a crowded machine disturbs less. (A forced collection before each turn
+ * was tried and dropped: it raised every dispatcher's ratio to the floor instead of steadying it.)
+ */
+export async function interleave(
+  cases: readonly InterleavedCase[],
+  options: { rounds?: number; warmup?: number } = {},
+): Promise<InterleavedSeries[]> {
+  const rounds = options.rounds ?? 15;
+  const warmup = options.warmup ?? 2;
+  const wall = cases.map(() => [] as number[]);
+  const cpu = cases.map(() => [] as number[]);
+  for (let round = -warmup; round < rounds; round++) {
+    for (let step = 0; step < cases.length; step++) {
+      const index = (step + Math.max(round, 0)) % cases.length;
+      const { operation, iterations } = cases[index]!;
+      const cpuStarted = process.cpuUsage();
+      const started = process.hrtime.bigint();
+      for (let call = 0; call < iterations; call++) await operation();
+      const elapsed = Number(process.hrtime.bigint() - started);
+      const used = process.cpuUsage(cpuStarted);
+      if (round < 0) continue;
+      wall[index]!.push(elapsed / iterations);
+      cpu[index]!.push(((used.user + used.system) * 1000) / iterations);
+    }
+  }
+  return cases.map(({ name }, index) => ({ name, wall: wall[index]!, cpu: cpu[index]! }));
+}
+
+/** The median and the quartiles of some figures. */
+export interface Spread {
+  readonly median: number;
+  readonly q1: number;
+  readonly q3: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** Median, quartiles and range of `values` (quartiles by linear interpolation). */
+export function spreadOf(values: readonly number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (fraction: number) => {
+    const position = (sorted.length - 1) * fraction;
+    const low = Math.floor(position);
+    const high = Math.ceil(position);
+    return sorted[low]! + (sorted[high]! - sorted[low]!) * (position - low);
+  };
+  return { median: at(0.5), q1: at(0.25), q3: at(0.75), min: sorted[0]!, max: sorted[sorted.length - 1]! };
+}
+
+/** The ratio of two series round by round (each pair measured in the same round, close in time). */
+export function roundRatios(series: readonly number[], baseline: readonly number[]): number[] {
+  return series.map((value, index) => value / baseline[index]!);
+}
+
+/**
+ * Prints interleaved series: per case the median wall and CPU time per call with their interquartile
+ * range over the rounds, and the median of the per-round ratios against `baseline` with their IQR.
+ */
+export function printSpreadTable(series: readonly InterleavedSeries[], baseline: InterleavedSeries): void {
+  const width = Math.max(...series.map((entry) => entry.name.length));
+  const rounds = baseline.wall.length;
+  process.stdout.write(
+    `${rounds} interleaved rounds; median [IQR] over the rounds; ratios are per round against ${baseline.name}\n`,
+  );
+  process.stdout.write(
+    `${'case'.padEnd(width)}  ${'wall µs/op'.padStart(20)}  ${'cpu µs/op'.padStart(20)}  ${'wall ratio'.padStart(20)}  ${'cpu ratio'.padStart(20)}\n`,
+  );
+  const micros = (spread: Spread) =>
+    `${(spread.median / 1000).toFixed(2)} [${(spread.q1 / 1000).toFixed(2)}–${(spread.q3 / 1000).toFixed(2)}]`;
+  const times = (spread: Spread) =>
+    `${spread.median.toFixed(2)}x [${spread.q1.toFixed(2)}–${spread.q3.toFixed(2)}]`;
+  for (const entry of series) {
+    process.stdout.write(
+      `${entry.name.padEnd(width)}  ${micros(spreadOf(entry.wall)).padStart(20)}  ${micros(spreadOf(entry.cpu)).padStart(20)}  ${times(spreadOf(roundRatios(entry.wall, baseline.wall))).padStart(20)}  ${times(spreadOf(roundRatios(entry.cpu, baseline.cpu))).padStart(20)}\n`,
+    );
+  }
+}

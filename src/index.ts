@@ -51,6 +51,7 @@ export {
   type FrameworkErrorType,
   type InvalidArgumentsError,
   type InvalidJsonError,
+  type InvalidResultError,
   isErrorType,
   type PermissionDeniedError,
   type ResultNotSerializableError,
@@ -65,13 +66,20 @@ export type { IssueCode, ValidationIssue } from './dispatch/issues.js';
 export { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './dispatch/parse.js';
 export { type JsonValue, toJsonValue } from './dispatch/serialize.js';
 export { isToolError, ToolError, type ToolErrorOptions } from './dispatch/tool-error.js';
+export type { ResultValidator } from './dispatch/validate-result.js';
 export type { ArgumentValidator, ValidationResult } from './dispatch/validation.js';
 export {
   type DefinitionErrorCode,
   type DefinitionErrorDetails,
   ToolDefinitionError,
 } from './errors/index.js';
-export { type CallOptions, type CallRecord, Registry, type RegistryOptions } from './registry/registry.js';
+export {
+  type CallOptions,
+  type CallRecord,
+  Registry,
+  type RegistryOptions,
+  type ResultValidation,
+} from './registry/registry.js';
 export { toProviderTools } from './schema/to-provider-tools.js';
 export {
   PROVIDER_FORMATS,

@@ -11,6 +11,7 @@ import {
   type ToolExample,
 } from '../contract/index.js';
 import { checkJsonSchema, jsonSchemaValidator } from '../dispatch/validate-json-schema.js';
+import { standardSchemaResultValidator } from '../dispatch/validate-result.js';
 import { standardSchemaValidator } from '../dispatch/validate-standard-schema.js';
 import type { ArgumentValidator } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
@@ -169,8 +170,15 @@ export function defineTool<
     timeoutMs: options.timeoutMs,
     meta: Object.freeze({ ...options.meta }),
     validate: input.validator as ArgumentValidator<InferArguments<I>>,
+    ...(output && isStandardSchema(options.output)
+      ? { validateResult: standardSchemaResultValidator(options.output, output.schema) }
+      : {}),
     execute: options.execute as Tool<InferArguments<I>, InferResult<O>>['execute'],
   });
+}
+
+function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && '~standard' in value;
 }
 
 interface ResolvedSchema {

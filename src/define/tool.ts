@@ -1,4 +1,5 @@
 import type { ToolContract } from '../contract/index.js';
+import type { ResultValidator } from '../dispatch/validate-result.js';
 import type { ArgumentValidator } from '../dispatch/validation.js';
 import type { Registry } from '../registry/registry.js';
 
@@ -40,6 +41,11 @@ export interface Tool<Args = unknown, Result = unknown> {
   readonly meta: ToolMeta;
   /** Validates the model's arguments; the value it returns is what `execute` receives. */
   readonly validate: ArgumentValidator<Args>;
+  /**
+   * Checks a result against the `output` schema (a schema library's own validation). Without one, the
+   * registry checks results against `contract.returns.schema`, when there is one, as JSON Schema.
+   */
+  readonly validateResult?: ResultValidator;
   readonly execute: (args: Args, context: ToolExecuteContext) => Result | Promise<Result>;
 }
 

@@ -10,7 +10,8 @@ export type FrameworkErrorType =
   | 'permission_denied'
   | 'timeout'
   | 'aborted'
-  | 'result_not_serializable';
+  | 'result_not_serializable'
+  | 'invalid_result';
 
 /** Every framework error type, in a stable order (for docs and meta-tests). */
 export const FRAMEWORK_ERROR_TYPES: readonly FrameworkErrorType[] = Object.freeze([
@@ -21,6 +22,7 @@ export const FRAMEWORK_ERROR_TYPES: readonly FrameworkErrorType[] = Object.freez
   'timeout',
   'aborted',
   'result_not_serializable',
+  'invalid_result',
 ]);
 
 interface ErrorBase {
@@ -60,6 +62,14 @@ export interface AbortedError extends ErrorBase {
 export interface ResultNotSerializableError extends ErrorBase {
   readonly type: 'result_not_serializable';
 }
+/**
+ * The tool returned a result that breaks its own `output` schema: the tool's defect, not the call's.
+ * The issues are told to observers (`CallRecord.resultIssues`) and the audit log, never to the model,
+ * since they quote the result and may carry what the tool should not have shown.
+ */
+export interface InvalidResultError extends ErrorBase {
+  readonly type: 'invalid_result';
+}
 /** A failure of the tool itself: a thrown `Error` (type = its name) or a {@link ToolError}. */
 export interface ToolFailure extends ErrorBase {
   readonly type: string;
@@ -75,7 +85,8 @@ export type FrameworkError =
   | PermissionDeniedError
   | TimeoutError
   | AbortedError
-  | ResultNotSerializableError;
+  | ResultNotSerializableError
+  | InvalidResultError;
 
 /** Marks where a large result was cut, so the model knows it saw only a part. */
 export interface Truncation {

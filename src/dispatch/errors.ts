@@ -3,6 +3,7 @@ import type {
   FailureEnvelope,
   InvalidArgumentsError,
   InvalidJsonError,
+  InvalidResultError,
   PermissionDeniedError,
   ResultNotSerializableError,
   TimeoutError,
@@ -97,6 +98,29 @@ export function notSerializableFailure(tool: string, detail: string): FailureEnv
     type: 'result_not_serializable',
     tool,
     message: `"${tool}" finished, but its result cannot be written as JSON (${detail}). This is a defect in the tool, not in your call.`,
+  };
+  return { ok: false, error };
+}
+
+export function invalidResultFailure(tool: string): FailureEnvelope {
+  const error: InvalidResultError = {
+    type: 'invalid_result',
+    tool,
+    message: `"${tool}" ran, but its result does not match the tool's declared output schema, so it was withheld. This is a defect in the tool, not in your arguments: do not retry the same call. Choose another approach, or tell the user that "${tool}" returned a malformed result.`,
+  };
+  return { ok: false, error };
+}
+
+/**
+ * A result that was cut for length and whose shorter forms all break the tool's output schema: what an
+ * MCP server answers, since an MCP client refuses a success without conforming `structuredContent`.
+ * Not a registry outcome (the registry delivers the cut text).
+ */
+export function resultTooLargeFailure(tool: string, totalChars: number): FailureEnvelope {
+  const error: ToolFailure = {
+    type: 'result_too_large',
+    tool,
+    message: `"${tool}" returned ${totalChars} characters of JSON, more than is sent in one result, and no shortened form of it matches the tool's output schema. Ask for a smaller part (a narrower range, path or query).`,
   };
   return { ok: false, error };
 }

@@ -47,10 +47,11 @@ export function parseArguments(raw: unknown, limits: ArgumentLimits = DEFAULT_AR
     if (raw.length > limits.maxBytes) {
       return tooLarge(`at most ${limits.maxBytes} characters of JSON`, `${raw.length} characters`);
     }
-    if (raw.trim() === '') return { kind: 'ok', value: {} };
     try {
       value = JSON.parse(raw);
     } catch {
+      // Blank text is no arguments; JSON.parse refuses it, so it is looked for only here.
+      if (raw.trim() === '') return { kind: 'ok', value: {} };
       return { kind: 'invalid_json', problem: locateSyntaxError(raw) };
     }
     owned = true;
@@ -86,25 +87,26 @@ const FORBIDDEN_KEYS = new Set(['__proto__']);
 
 /** True when a freshly parsed value is within the depth and size bounds and has no forbidden key. */
 function withinLimits(root: unknown, limits: ArgumentLimits): boolean {
-  const budget = { nodes: limits.maxNodes };
-  return checkNode(root, 0, limits.maxDepth, budget);
+  nodesLeft = limits.maxNodes;
+  return checkNode(root, 0, limits.maxDepth);
 }
 
-function checkNode(node: unknown, depth: number, maxDepth: number, budget: { nodes: number }): boolean {
-  if (--budget.nodes < 0) return false;
+// The walk's node budget, kept outside an object: the walk is synchronous and runs on every call. A
+// parsed value has no getters, so nothing can run inside the walk and start another one.
+let nodesLeft = 0;
+
+function checkNode(node: unknown, depth: number, maxDepth: number): boolean {
+  if (--nodesLeft < 0) return false;
   if (node === null || typeof node !== 'object') return true;
   if (depth >= maxDepth) return false;
   if (Array.isArray(node)) {
     for (let index = 0; index < node.length; index++) {
-      if (!checkNode(node[index], depth + 1, maxDepth, budget)) return false;
+      if (!checkNode(node[index], depth + 1, maxDepth)) return false;
     }
     return true;
   }
   for (const key in node) {
-    if (
-      key === '__proto__' ||
-      !checkNode((node as Record<string, unknown>)[key], depth + 1, maxDepth, budget)
-    )
+    if (key === '__proto__' || !checkNode((node as Record<string, unknown>)[key], depth + 1, maxDepth))
       return false;
   }
   return true;

@@ -37,22 +37,26 @@ export class LazySignal {
 }
 
 /**
- * Runs `execute` with a signal of its own, and answers synchronously when the tool does. The outcome is
- * decided by whichever comes first: the tool settling, the timeout, or the caller's abort. The tool's
- * signal is aborted in the latter two cases, so a cooperative tool stops; an uncooperative one is left to
- * finish in the background, and whatever it later returns or throws is ignored.
+ * Runs `execute(args, context)`, where `context` is (or extends) the tool's own {@link LazySignal}, and
+ * answers synchronously when the tool does. The outcome is decided by whichever comes first: the tool
+ * settling, the timeout, or the caller's abort. The tool's signal is aborted in the latter two cases, so a
+ * cooperative tool stops; an uncooperative one is left to finish in the background, and whatever it later
+ * returns or throws is ignored. (Arguments and context are passed through rather than closed over: this
+ * runs on every call.)
  */
-export function runTool(
-  execute: (signal: LazySignal) => unknown,
+export function runTool<A, C extends LazySignal>(
+  execute: (args: A, context: C) => unknown,
+  args: A,
+  context: C,
   limits: RunLimits,
 ): RunOutcome | Promise<RunOutcome> {
   const { signal: outer, timeoutMs } = limits;
   if (outer?.aborted) return { kind: 'aborted' };
-  const signal = new LazySignal();
+  const signal: LazySignal = context;
 
   let started: unknown;
   try {
-    started = execute(signal);
+    started = execute(args, context);
   } catch (error) {
     return { kind: 'threw', error };
   }

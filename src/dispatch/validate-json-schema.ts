@@ -18,25 +18,38 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
   addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
 
 let shared: Ajv2020 | undefined;
+let sharedForResults: Ajv2020 | undefined;
 
 /**
  * The ajv instance toolpact validates JSON Schema tools with: draft 2020-12, every error reported,
  * defaults applied, formats checked, unknown keywords tolerated (contracts may carry `x-` annotations).
  */
 export function sharedAjv(): Ajv2020 {
-  if (!shared) {
-    shared = new Ajv2020({
-      allErrors: true,
-      strict: false,
-      useDefaults: true,
-      // Read only own properties: `required: ["constructor"]` must not be met by `{}`.
-      ownProperties: true,
-      validateFormats: true,
-      logger: false,
-    });
-    addFormats(shared);
-  }
+  shared ??= createAjv(true);
   return shared;
+}
+
+/**
+ * The same as {@link sharedAjv} but without defaults: a result is checked as the tool returned it and
+ * never written to (it may be a frozen object or a cache the tool keeps).
+ */
+export function sharedResultAjv(): Ajv2020 {
+  sharedForResults ??= createAjv(false);
+  return sharedForResults;
+}
+
+function createAjv(useDefaults: boolean): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: false,
+    useDefaults,
+    // Read only own properties: `required: ["constructor"]` must not be met by `{}`.
+    ownProperties: true,
+    validateFormats: true,
+    logger: false,
+  });
+  addFormats(ajv);
+  return ajv;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   type IssueCode,
   type IssuePath,
   schemaAt,
+  type ValidationIssue,
   valueAt,
 } from './issues.js';
 import { makeIssue } from './make-issue.js';
@@ -24,7 +25,7 @@ export function standardSchemaValidator<T>(
   const convert = (value: unknown, result: StandardSchemaV1.Result<unknown>): ValidationResult<T> => {
     const unknown = known ? unknownRootKeys(value, known) : [];
     if (!result.issues && unknown.length === 0) return { ok: true, value: result.value as T };
-    const issues = (result.issues ?? []).flatMap((issue) => convertIssue(issue, value, jsonSchema));
+    const issues = issuesFromStandardSchema(result.issues ?? [], value, jsonSchema);
     return { ok: false, issues: dedupeIssues([...unknown, ...issues]) };
   };
   return (value: unknown) => {
@@ -56,6 +57,18 @@ function unknownRootKeys(value: unknown, known: ReadonlySet<string>) {
   return extra.map((key) =>
     makeIssue('unknown_property', [key], expected, describeValue((value as Record<string, unknown>)[key])),
   );
+}
+
+/**
+ * A schema library's issues as toolpact's, with `expected` read from `root` (the JSON Schema the
+ * library's schema describes itself as) where the library says only a message.
+ */
+export function issuesFromStandardSchema(
+  issues: readonly StandardSchemaV1.Issue[],
+  data: unknown,
+  root: JsonSchema,
+): ValidationIssue[] {
+  return dedupeIssues(issues.flatMap((issue) => convertIssue(issue, data, root)));
 }
 
 function toPath(path: StandardSchemaV1.Issue['path']): (string | number)[] {

@@ -9,7 +9,11 @@ import {
   type Tool as McpTool,
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolContract } from '../contract/index.js';
+import type { JsonSchema, ToolContract } from '../contract/index.js';
+import type { Envelope } from '../dispatch/envelope.js';
+import { invalidResultFailure, resultTooLargeFailure } from '../dispatch/errors.js';
+import type { JsonValue } from '../dispatch/serialize.js';
+import { jsonSchemaResultValidator } from '../dispatch/validate-result.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
 import { toMcpCallResult, toMcpTool } from '../schema/mcp.js';
@@ -124,7 +128,7 @@ export function createMcpServer(
       // The spec makes an unknown tool a protocol error (-32602); the message still names the closest tools.
       throw new McpError(ErrorCode.InvalidParams, envelope.error.message, envelope.error);
     }
-    return toMcpCallResult(envelope, tool?.contract) as CallToolResult;
+    return tool ? conformingResult(envelope, tool.contract) : (toMcpCallResult(envelope) as CallToolResult);
   });
 
   if (traits.listChanged) {
@@ -145,6 +149,48 @@ export function createMcpServer(
     };
   }
   return server;
+}
+
+/**
+ * The `CallToolResult` of an envelope, never with `structuredContent` that breaks the published
+ * `outputSchema`: the spec makes conforming results a server's MUST, and the SDK Client throws on a
+ * success that has an `outputSchema` but no `structuredContent`. A result cut for length is sent
+ * structured when the registry could shorten it as a value that still matches (with the cut marked
+ * in the text and in `_meta`); a result that does not match (a registry under `validateResults: 'warn'`
+ * or `'off'`, or a cut with no matching form) becomes an error result the model can read.
+ */
+function conformingResult(envelope: Envelope, contract: ToolContract): CallToolResult {
+  const outputSchema = publish(contract, false).outputSchema;
+  if (!envelope.ok || !outputSchema) return toMcpCallResult(envelope, contract) as CallToolResult;
+  const { content, structuredContent } = toMcpCallResult({ ok: true, result: envelope.result }, contract);
+  const conforms =
+    structuredContent !== undefined &&
+    outputCheck(outputSchema as JsonSchema)(structuredContent as JsonValue).ok;
+  if (!conforms) {
+    const failure = envelope.truncated
+      ? resultTooLargeFailure(contract.name, envelope.truncated.totalChars)
+      : invalidResultFailure(contract.name);
+    return toMcpCallResult(failure, contract) as CallToolResult;
+  }
+  if (!envelope.truncated) return { content, structuredContent } as CallToolResult;
+  return {
+    content: toMcpCallResult(envelope, contract).content,
+    structuredContent,
+    _meta: { 'toolpact/truncated': { ...envelope.truncated } },
+  } as CallToolResult;
+}
+
+const outputChecks = new WeakMap<JsonSchema, ReturnType<typeof jsonSchemaResultValidator>>();
+
+// ajv's draft 2020-12 is the published dialect, so a `$schema` that names it is dropped.
+function outputCheck(outputSchema: JsonSchema): ReturnType<typeof jsonSchemaResultValidator> {
+  let check = outputChecks.get(outputSchema);
+  if (!check) {
+    const { $schema: _dialect, ...schema } = outputSchema;
+    check = jsonSchemaResultValidator(schema);
+    outputChecks.set(outputSchema, check);
+  }
+  return check;
 }
 
 const published = {

@@ -31,7 +31,22 @@ export interface AuditEntry {
   readonly durationMs: number;
   /** How many delegations deep the call was made (0 for the agent's own calls). */
   readonly delegationDepth: number;
+  /**
+   * How the result broke the tool's output schema, when it did (the first 20 issues, redacted): the
+   * model was told only `invalid_result`, or, under `validateResults: 'warn'`, nothing.
+   */
+  readonly resultIssues?: readonly AuditedIssue[];
 }
+
+/** A result issue as the audit log keeps it. */
+export interface AuditedIssue {
+  readonly code: string;
+  readonly path: string;
+  readonly expected: string;
+  readonly received: string;
+}
+
+const MAX_AUDITED_ISSUES = 20;
 
 /** Options of {@link openAuditLog}. */
 export interface AuditLogOptions {
@@ -130,6 +145,16 @@ export function toEntry(record: CallRecord, options: AuditLogOptions = {}): Audi
     outcome: record.outcome,
     durationMs: record.durationMs,
     delegationDepth: delegationDepth(record.state),
+    ...(record.resultIssues?.length
+      ? {
+          resultIssues: record.resultIssues.slice(0, MAX_AUDITED_ISSUES).map((issue) => ({
+            code: issue.code,
+            path: redactText(issue.path).slice(0, 200),
+            expected: redactText(issue.expected).slice(0, 200),
+            received: redactText(issue.received).slice(0, 200),
+          })),
+        }
+      : {}),
   };
 }
 

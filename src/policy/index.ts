@@ -10,7 +10,14 @@
  * const registry = new Registry({ ...gate.registryOptions }).register(tools);
  */
 export { ApprovalSession } from './approval-session.js';
-export { type AuditEntry, type AuditLog, type AuditLogOptions, openAuditLog, toEntry } from './audit-log.js';
+export {
+  type AuditEntry,
+  type AuditedIssue,
+  type AuditLog,
+  type AuditLogOptions,
+  openAuditLog,
+  toEntry,
+} from './audit-log.js';
 export { type ReadingMode, testCondition } from './conditions.js';
 export { definePolicy, parsePolicy } from './define-policy.js';
 export {

@@ -1,10 +1,11 @@
-import { type ToolContract, WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
+import { type JsonSchema, type ToolContract, WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
 import { type AnyTool, isTool, type ToolExecuteContext } from '../define/tool.js';
 import type { Envelope, FailureEnvelope } from '../dispatch/envelope.js';
 import {
   abortedFailure,
   invalidArgumentsFailure,
   invalidJsonFailure,
+  invalidResultFailure,
   notSerializableFailure,
   permissionDeniedFailure,
   timeoutFailure,
@@ -12,9 +13,12 @@ import {
   unknownToolFailure,
 } from '../dispatch/errors.js';
 import type { Approver, BeforeCallHook, GateDecision, GateRequest } from '../dispatch/gate.js';
+import type { ValidationIssue } from '../dispatch/issues.js';
 import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS, parseArguments } from '../dispatch/parse.js';
-import { type LazySignal, type RunOutcome, runTool } from '../dispatch/run.js';
+import { LazySignal, type RunLimits, type RunOutcome, runTool } from '../dispatch/run.js';
 import { CircularResultError, type JsonValue, toJsonValue } from '../dispatch/serialize.js';
+import { shortenJson } from '../dispatch/shorten-json.js';
+import { jsonSchemaResultValidator, type ResultValidator } from '../dispatch/validate-result.js';
 import type { ValidationResult } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { describeNameKey, nameKeys } from '../schema/names.js';
@@ -37,7 +41,18 @@ export interface RegistryOptions {
   readonly defaultTimeoutMs?: number;
   /** Told of every call when it ends (for audit logs and metrics); an observer that throws is ignored. */
   readonly observe?: (record: CallRecord) => void;
+  /**
+   * What a result that breaks the tool's `output` schema becomes: `error` (default) withholds it and
+   * answers `invalid_result`; `warn` passes it on; `off` does not check. Under `error` and `warn` the
+   * issues go to observers as {@link CallRecord.resultIssues}, never to the model.
+   */
+  readonly validateResults?: ResultValidation;
 }
+
+/** How a {@link Registry} checks results against their `output` schema. */
+export type ResultValidation = 'error' | 'warn' | 'off';
+
+const RESULT_VALIDATION_MODES: readonly ResultValidation[] = ['error', 'warn', 'off'];
 
 /** Options of one call. */
 export interface CallOptions {
@@ -64,12 +79,19 @@ export interface CallRecord {
   readonly startedAt: number;
   readonly durationMs: number;
   readonly state: unknown;
+  /**
+   * How the result breaks the tool's `output` schema, when it does (under `validateResults: 'error'`
+   * the outcome is then `invalid_result`; under `'warn'` it is `ok`). The issues quote the result:
+   * treat them as the result itself, not as safe-to-show text.
+   */
+  readonly resultIssues?: readonly ValidationIssue[];
 }
 
 /** What one call has got to so far, for observers. */
 interface Trace {
   arguments: unknown;
   decision: GateDecision | undefined;
+  resultIssues: readonly ValidationIssue[] | undefined;
 }
 
 /** The result of one call as a value and as the JSON text the model reads. */
@@ -79,6 +101,8 @@ interface Completed {
 }
 
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
+/** Room kept for the envelope around a result that is cut: `ok`, the `truncated` marker, its message. */
+const ENVELOPE_ROOM = 160;
 
 // A gate that throws must fail closed.
 const GATE_ERROR: GateDecision = {
@@ -103,6 +127,9 @@ export class Registry {
   readonly #options: RegistryOptions;
   readonly #limits: ArgumentLimits;
   readonly #maxResultChars: number;
+  readonly #validateResults: ResultValidation;
+  /** Each tool's result check, made on its first result; null for a tool without a return schema. */
+  readonly #resultValidators = new WeakMap<AnyTool, ResultValidator | null>();
   readonly #listeners = new Set<() => void>();
   readonly #sessionApprovals = new Set<string>();
   #contracts: readonly ToolContract[] | undefined;
@@ -119,6 +146,13 @@ export class Registry {
       throw new ToolDefinitionError(
         'invalid_option',
         `maxResultChars is ${String(options.maxResultChars)}; give at least 200 characters so an envelope fits.`,
+      );
+    }
+    this.#validateResults = options.validateResults ?? 'error';
+    if (!RESULT_VALIDATION_MODES.includes(this.#validateResults)) {
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `validateResults is ${JSON.stringify(options.validateResults)}; use 'error' (the default), 'warn' or 'off'.`,
       );
     }
   }
@@ -253,64 +287,90 @@ export class Registry {
    * Runs a model's call and answers with the envelope's JSON text. `args` may be an object or the raw
    * JSON string a provider sends. Never throws and never rejects.
    */
-  async dispatch(name: string, args?: unknown, options?: CallOptions): Promise<string> {
-    return (await this.#run(name, args, options)).text;
+  dispatch(name: string, args?: unknown, options?: CallOptions): Promise<string> {
+    const completed = this.#run(name, args, options);
+    return completed instanceof Promise ? completed.then(textOf) : Promise.resolve(completed.text);
   }
 
   /** The same as {@link dispatch}, answered as a typed value: narrow on `ok`, then `error.type`. */
-  async call(name: string, args?: unknown, options?: CallOptions): Promise<Envelope> {
-    return (await this.#run(name, args, options)).envelope;
+  call(name: string, args?: unknown, options?: CallOptions): Promise<Envelope> {
+    const completed = this.#run(name, args, options);
+    return completed instanceof Promise ? completed.then(envelopeOf) : Promise.resolve(completed.envelope);
   }
 
-  async #run(name: unknown, args: unknown, options: CallOptions = {}): Promise<Completed> {
-    const observe = this.#options.observe;
-    const startedAt = observe ? Date.now() : 0;
+  // Synchronous until something asynchronous happens: a synchronous tool's call settles without a turn of
+  // the event loop of its own. Every stage that can fail is caught here, so the promise never rejects.
+  #run(name: unknown, args: unknown, options: CallOptions = NO_OPTIONS): Completed | Promise<Completed> {
+    const startedAt = this.#options.observe ? Date.now() : 0;
     const toolName = typeof name === 'string' ? name : String(name);
-    const trace: Trace = { arguments: undefined, decision: undefined };
+    // Without an observer nobody reads a trace, so none is kept.
+    const trace: Trace | undefined = this.#options.observe
+      ? { arguments: undefined, decision: undefined, resultIssues: undefined }
+      : undefined;
     let tool: AnyTool | undefined;
-    let completed: Completed;
+    let pending: Completed | Promise<Completed>;
     try {
       tool = this.get(toolName);
-      if (tool) {
-        const pending = this.#runTool(tool, args, options, trace);
-        completed = pending instanceof Promise ? await pending : pending;
-      } else {
-        completed = failed(unknownToolFailure(toolName, closestNames(toolName, this.#tools.keys())));
-      }
+      pending = tool
+        ? this.#runTool(tool, args, options, trace)
+        : failed(unknownToolFailure(toolName, closestNames(toolName, this.#tools.keys())));
     } catch (error) {
-      // Only a defect inside toolpact or a broken contract can land here; the model still gets an envelope.
-      completed = failed(toolFailure(toolName, error));
+      pending = broken(toolName, error);
     }
-    if (observe) {
-      const envelope = completed.envelope;
-      try {
-        observe({
-          tool: toolName,
-          category: tool?.contract.category,
-          callId: options.callId,
-          arguments: trace.arguments,
-          decision: trace.decision,
-          outcome: envelope.ok ? 'ok' : envelope.error.type,
-          startedAt,
-          durationMs: Date.now() - startedAt,
-          state: options.state,
-        });
-      } catch {
-        // An observer must not change the outcome of a call.
-      }
+    if (pending instanceof Promise) {
+      return pending.then(
+        (completed) => this.#finish(completed, toolName, tool, options, trace, startedAt),
+        (error: unknown) => this.#finish(broken(toolName, error), toolName, tool, options, trace, startedAt),
+      );
+    }
+    return this.#finish(pending, toolName, tool, options, trace, startedAt);
+  }
+
+  /** Tells the observer, if there is one, how the call ended. */
+  #finish(
+    completed: Completed,
+    toolName: string,
+    tool: AnyTool | undefined,
+    options: CallOptions,
+    trace: Trace | undefined,
+    startedAt: number,
+  ): Completed {
+    const observe = this.#options.observe;
+    if (!observe || !trace) return completed;
+    const envelope = completed.envelope;
+    try {
+      observe({
+        tool: toolName,
+        category: tool?.contract.category,
+        callId: options.callId,
+        arguments: trace.arguments,
+        decision: trace.decision,
+        outcome: envelope.ok ? 'ok' : envelope.error.type,
+        startedAt,
+        durationMs: Date.now() - startedAt,
+        state: options.state,
+        ...(trace.resultIssues ? { resultIssues: trace.resultIssues } : {}),
+      });
+    } catch {
+      // An observer must not change the outcome of a call.
     }
     return completed;
   }
 
-  // The stages below stay synchronous while nothing asynchronous happens, so a call costs one await
+  // The stages below stay synchronous while nothing asynchronous happens, so a call costs one promise
   // for an async tool and none of its own for the rest.
 
-  #runTool(tool: AnyTool, args: unknown, options: CallOptions, trace: Trace): Completed | Promise<Completed> {
+  #runTool(
+    tool: AnyTool,
+    args: unknown,
+    options: CallOptions,
+    trace: Trace | undefined,
+  ): Completed | Promise<Completed> {
     const name = tool.contract.name;
     const parsed = parseArguments(args, this.#limits);
     if (parsed.kind === 'invalid_json') return failed(invalidJsonFailure(name, parsed.problem));
     if (parsed.kind === 'invalid_arguments') return failed(invalidArgumentsFailure(name, parsed.issues));
-    trace.arguments = parsed.value;
+    if (trace) trace.arguments = parsed.value;
     const validation = tool.validate(parsed.value);
     return validation instanceof Promise
       ? validation.then((settled) => this.#validated(tool, settled, options, trace))
@@ -321,13 +381,13 @@ export class Registry {
     tool: AnyTool,
     validation: ValidationResult<unknown>,
     options: CallOptions,
-    trace: Trace,
+    trace: Trace | undefined,
   ): Completed | Promise<Completed> {
     const name = tool.contract.name;
     if (!validation.ok) return failed(invalidArgumentsFailure(name, validation.issues));
-    trace.arguments = validation.value;
+    if (trace) trace.arguments = validation.value;
     if (options.signal?.aborted) return failed(abortedFailure(name));
-    if (!this.#options.beforeCall) return this.#execute(tool, validation.value, options);
+    if (!this.#options.beforeCall) return this.#execute(tool, validation.value, options, trace);
     const request: GateRequest = {
       tool: tool.contract,
       meta: tool.meta,
@@ -338,31 +398,35 @@ export class Registry {
     const denial = this.#gate(request, trace);
     if (denial instanceof Promise) {
       return denial.then((settled) =>
-        settled ? failed(settled) : this.#execute(tool, validation.value, options),
+        settled ? failed(settled) : this.#execute(tool, validation.value, options, trace),
       );
     }
-    return denial ? failed(denial) : this.#execute(tool, validation.value, options);
+    return denial ? failed(denial) : this.#execute(tool, validation.value, options, trace);
   }
 
-  #execute(tool: AnyTool, args: unknown, options: CallOptions): Completed | Promise<Completed> {
+  #execute(
+    tool: AnyTool,
+    args: unknown,
+    options: CallOptions,
+    trace: Trace | undefined,
+  ): Completed | Promise<Completed> {
     const contract = tool.contract;
     const timeoutMs = tightest(tool.timeoutMs, options.timeoutMs, this.#options.defaultTimeoutMs);
-    const outcome = runTool(
-      (signal) => tool.execute(args, new ExecuteContext(signal, contract, options, this)),
-      {
-        signal: options.signal,
-        timeoutMs,
-      },
-    );
+    const limits =
+      options.signal === undefined && timeoutMs === undefined
+        ? NO_LIMITS
+        : { signal: options.signal, timeoutMs };
+    const outcome = runTool(tool.execute, args, new ExecuteContext(contract, options, this), limits);
     return outcome instanceof Promise
-      ? outcome.then((settled) => this.#settle(contract.name, settled))
-      : this.#settle(contract.name, outcome);
+      ? outcome.then((settled) => this.#settle(tool, settled, trace))
+      : this.#settle(tool, outcome, trace);
   }
 
-  #settle(name: string, outcome: RunOutcome): Completed {
+  #settle(tool: AnyTool, outcome: RunOutcome, trace: Trace | undefined): Completed | Promise<Completed> {
+    const name = tool.contract.name;
     switch (outcome.kind) {
       case 'returned':
-        return this.#succeed(name, outcome.value);
+        return this.#succeed(tool, outcome.value, trace);
       case 'threw':
         return failed(toolFailure(name, outcome.error));
       case 'timeout':
@@ -379,7 +443,7 @@ export class Registry {
   /** The gate: synchronous when the hook answers synchronously; only `ask` always waits. */
   #gate(
     request: GateRequest,
-    trace: Trace,
+    trace: Trace | undefined,
   ): FailureEnvelope | undefined | Promise<FailureEnvelope | undefined> {
     const hook = this.#options.beforeCall;
     if (!hook) return undefined;
@@ -400,11 +464,11 @@ export class Registry {
 
   #decide(
     request: GateRequest,
-    trace: Trace,
+    trace: Trace | undefined,
     decision: GateDecision | undefined,
   ): FailureEnvelope | undefined | Promise<FailureEnvelope | undefined> {
     if (!decision) return undefined;
-    trace.decision = decision;
+    if (trace) trace.decision = decision;
     const name = request.tool.name;
     switch (decision.action) {
       case 'allow':
@@ -453,24 +517,106 @@ export class Registry {
     return permissionDeniedFailure(name, answer.reason ?? 'the approver declined this call', decision.rule);
   }
 
-  #succeed(name: string, value: unknown): Completed {
+  #succeed(tool: AnyTool, value: unknown, trace: Trace | undefined): Completed | Promise<Completed> {
+    const name = tool.contract.name;
     let result: JsonValue;
     try {
       result = toJsonValue(value);
     } catch (error) {
-      const detail = error instanceof CircularResultError ? error.message : 'it could not be converted';
-      return failed(notSerializableFailure(name, detail));
+      return failed(notSerializableFailure(name, serializationProblem(error)));
     }
+    const checked =
+      this.#validateResults !== 'off' &&
+      (tool.validateResult !== undefined || tool.contract.returns?.schema !== undefined);
+    const validate = checked ? this.#resultValidator(tool) : null;
+    if (!validate) return this.#deliver(tool, result);
+    const validation = validate(result);
+    return validation instanceof Promise
+      ? validation.then((settled) => this.#checked(tool, result, settled, trace))
+      : this.#checked(tool, result, validation, trace);
+  }
+
+  #resultValidator(tool: AnyTool): ResultValidator | null {
+    let validate = this.#resultValidators.get(tool);
+    if (validate === undefined) {
+      const schema = tool.contract.returns?.schema;
+      validate = tool.validateResult ?? (schema ? jsonSchemaResultValidator(schema) : null);
+      this.#resultValidators.set(tool, validate);
+    }
+    return validate;
+  }
+
+  #checked(
+    tool: AnyTool,
+    result: JsonValue,
+    validation: ValidationResult<unknown>,
+    trace: Trace | undefined,
+  ): Completed {
+    const name = tool.contract.name;
+    if (!validation.ok) {
+      if (trace) trace.resultIssues = validation.issues;
+      return this.#validateResults === 'warn'
+        ? this.#deliver(tool, result)
+        : failed(invalidResultFailure(name));
+    }
+    if (validation.value === result) return this.#deliver(tool, result);
+    // A schema library's output (keys stripped, defaults filled) is what the model reads.
+    let output: JsonValue;
+    try {
+      output = toJsonValue(validation.value);
+    } catch (error) {
+      return failed(notSerializableFailure(name, serializationProblem(error)));
+    }
+    return this.#deliver(tool, output);
+  }
+
+  /**
+   * The success envelope, cut to `maxResultChars` with a visible marker when it is longer: shortened
+   * as a value when the tool has a return schema and the shorter value still matches it (so MCP can
+   * still send it as `structuredContent`), else cut as text.
+   */
+  #deliver(tool: AnyTool, result: JsonValue): Completed {
     const resultText = JSON.stringify(result);
-    const budget = this.#maxResultChars - 160;
-    if (resultText.length <= budget) {
+    if (resultText.length <= this.#maxResultChars - ENVELOPE_ROOM) {
       return { envelope: { ok: true, result }, text: `{"ok":true,"result":${resultText}}` };
     }
+    const schema = tool.contract.returns?.schema;
+    const shortened =
+      schema && result !== null && typeof result === 'object'
+        ? this.#shorten(result, resultText.length, schema)
+        : undefined;
+    return shortened ?? this.#cut(result, resultText);
+  }
+
+  #shorten(result: JsonValue, totalChars: number, schema: JsonSchema): Completed | undefined {
+    let fraction = (this.#maxResultChars - ENVELOPE_ROOM) / totalChars;
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const shown = shortenJson(result, fraction);
+      const shownChars = JSON.stringify(shown).length;
+      const envelope: Envelope = {
+        ok: true,
+        result: shown,
+        truncated: {
+          totalChars,
+          shownChars,
+          message: `The result was shortened to ${shownChars} of ${totalChars} characters of JSON: lists keep their first items and strings their first characters. Ask for a smaller part (a narrower range, path or query) to see the rest.`,
+        },
+      };
+      const text = JSON.stringify(envelope);
+      if (text.length <= this.#maxResultChars) {
+        return jsonSchemaResultValidator(schema)(shown).ok ? { envelope, text } : undefined;
+      }
+      fraction *= (this.#maxResultChars / text.length) * 0.9;
+    }
+    return undefined;
+  }
+
+  #cut(result: JsonValue, resultText: string): Completed {
     const source = typeof result === 'string' ? result : resultText;
     const total = source.length;
     const isText = typeof result === 'string';
     // Escaping can make the shown part longer than its length in the source, so shrink until it fits.
-    let keep = Math.min(total, budget);
+    let keep = Math.min(total, this.#maxResultChars - ENVELOPE_ROOM);
     let envelope: Envelope;
     let text: string;
     for (;;) {
@@ -505,36 +651,61 @@ export class Registry {
   }
 }
 
-/** What `execute` receives; the signal is made on first use. */
-class ExecuteContext implements ToolExecuteContext {
-  readonly #signal: LazySignal;
+/** What `execute` receives: it is the call's own lazy signal too, so one object serves both. */
+class ExecuteContext extends LazySignal implements ToolExecuteContext {
   readonly tool: ToolContract;
   readonly callId: string | undefined;
   readonly state: unknown;
   readonly registry: Registry;
-  constructor(signal: LazySignal, tool: ToolContract, options: CallOptions, registry: Registry) {
-    this.#signal = signal;
+  constructor(tool: ToolContract, options: CallOptions, registry: Registry) {
+    super();
     this.tool = tool;
     this.callId = options.callId;
     this.state = options.state;
     this.registry = registry;
   }
-  get signal(): AbortSignal {
-    return this.#signal.signal;
-  }
+}
+
+const NO_OPTIONS: CallOptions = Object.freeze({});
+const NO_LIMITS: RunLimits = Object.freeze({});
+
+function textOf(completed: Completed): string {
+  return completed.text;
+}
+
+function envelopeOf(completed: Completed): Envelope {
+  return completed.envelope;
+}
+
+// Only a defect inside toolpact or a broken contract can land here; the model still gets an envelope.
+function broken(toolName: string, error: unknown): Completed {
+  return failed(toolFailure(toolName, error));
+}
+
+function serializationProblem(error: unknown): string {
+  return error instanceof CircularResultError ? error.message : 'it could not be converted';
 }
 
 function failed(envelope: FailureEnvelope): Completed {
   return { envelope, text: JSON.stringify(envelope) };
 }
 
-function tightest(...values: (number | undefined)[]): number | undefined {
-  let best: number | undefined;
-  for (const value of values) {
-    if (value !== undefined && Number.isFinite(value) && value > 0 && (best === undefined || value < best))
-      best = value;
-  }
-  return best;
+// Three named arguments rather than a rest array: this runs on every call.
+function tightest(
+  first: number | undefined,
+  second: number | undefined,
+  third: number | undefined,
+): number | undefined {
+  return tighter(tighter(undefined, first), tighter(second, third));
+}
+
+function tighter(a: number | undefined, b: number | undefined): number | undefined {
+  if (!usable(a)) return usable(b) ? b : undefined;
+  return usable(b) && (b as number) < (a as number) ? b : a;
+}
+
+function usable(value: number | undefined): boolean {
+  return value !== undefined && Number.isFinite(value) && value > 0;
 }
 
 function describeNonTool(value: unknown): string {

@@ -129,6 +129,13 @@ describe('framework errors', () => {
       category: 'write',
       execute: () => 1,
     });
+    const malformed = defineTool({
+      name: 'malformed',
+      description: 'Breaks its own return contract.',
+      category: 'read',
+      output: z.object({ count: z.number() }),
+      execute: () => ({ count: 'three' }) as never,
+    });
     const registry = registryWith(
       {
         beforeCall: ({ tool }) =>
@@ -137,6 +144,7 @@ describe('framework errors', () => {
       slow,
       cyclic,
       guarded,
+      malformed,
     );
     const controller = new AbortController();
     controller.abort();
@@ -148,6 +156,7 @@ describe('framework errors', () => {
       registry.call('slow', {}),
       registry.call('echo', { text: 'x' }, { signal: controller.signal }),
       registry.call('cyclic', {}),
+      registry.call('malformed', {}),
     ]);
     for (const envelope of outcomes) if (!envelope.ok) seen.add(envelope.error.type);
     expect([...seen].sort()).toEqual([...FRAMEWORK_ERROR_TYPES].sort());

@@ -32,7 +32,12 @@ function fixture(
       ...(contract.title ? { title: contract.title } : {}),
       ...(contract.examples ? { examples: contract.examples } : {}),
     },
-    { execute: (args) => args },
+    // Results are checked against the return contract, so a fixture that has one answers in its shape,
+    // still carrying the arguments (as JSON in `name`) for the round-trip checks.
+    {
+      execute: (args) =>
+        contract.returns ? { name: JSON.stringify(args), stock: Object.keys(args).length } : args,
+    },
   );
   return { id, tool, valid, invalid };
 }
