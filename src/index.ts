@@ -60,7 +60,15 @@ export { type JsonValue, toJsonValue } from './dispatch/serialize.js';
 export { isToolError, ToolError, type ToolErrorOptions } from './dispatch/tool-error.js';
 export type { ArgumentValidator, ValidationResult } from './dispatch/validation.js';
 export { type DefinitionErrorCode, ToolDefinitionError } from './errors/index.js';
-export { type CallOptions, type CallRecord, Registry, type RegistryOptions } from './registry/registry.js';
+export {
+  type CallEnd,
+  type CallOptions,
+  type CallRecord,
+  type CallStart,
+  type CallWrapper,
+  Registry,
+  type RegistryOptions,
+} from './registry/registry.js';
 export { toProviderTools } from './schema/to-provider-tools.js';
 export {
   PROVIDER_FORMATS,

@@ -66,6 +66,37 @@ export interface CallRecord {
   readonly state: unknown;
 }
 
+/** What is known of a call as it starts, for a {@link CallWrapper}. */
+export interface CallStart {
+  /** The name the call asked for, registered or not. */
+  readonly tool: string;
+  /** The contract of that tool; undefined for a name that is not registered. */
+  readonly contract: ToolContract | undefined;
+  readonly callId: string | undefined;
+  readonly state: unknown;
+}
+
+/** How a call ended, for a {@link CallWrapper}: what observers are told, and the envelope itself. */
+export interface CallEnd {
+  readonly record: CallRecord;
+  readonly envelope: Envelope;
+}
+
+/**
+ * Wraps every call from start to end, so that something can be current while it runs (a tracing
+ * span): it is given the call and a `run` function that performs it, once however often it is called.
+ * The call's outcome is what `run` answered, whatever the wrapper does; a wrapper that throws or
+ * never calls `run` only loses what it would have seen.
+ *
+ * @example
+ * registry.wrapCalls(async (call, run) => {
+ *   const started = performance.now();
+ *   const { record } = await run();
+ *   console.log(call.tool, record.outcome, performance.now() - started);
+ * });
+ */
+export type CallWrapper = (call: CallStart, run: () => Promise<CallEnd>) => Promise<unknown>;
+
 /** What one call has got to so far, for observers. */
 interface Trace {
   arguments: unknown;
@@ -105,6 +136,7 @@ export class Registry {
   readonly #maxResultChars: number;
   readonly #listeners = new Set<() => void>();
   readonly #sessionApprovals = new Set<string>();
+  #wrappers: readonly CallWrapper[] = [];
   #contracts: readonly ToolContract[] | undefined;
   /** Provider output per format and options, dropped when the tool set changes. */
   readonly #providerSchemas = new Map<string, readonly unknown[]>();
@@ -240,13 +272,29 @@ export class Registry {
       }
       return tool;
     });
-    return new Registry(this.#options).register(tools);
+    const subset = new Registry(this.#options).register(tools);
+    for (const wrapper of this.#wrappers) subset.wrapCalls(wrapper);
+    return subset;
   }
 
   /** Calls `listener` whenever tools are registered or removed; returns a function that unsubscribes. */
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Wraps every later call (see {@link CallWrapper}); the first wrapper added is the outermost.
+   * Registries made by {@link subset} afterwards are wrapped too. Returns a function that removes it.
+   *
+   * @example
+   * const unwrap = registry.wrapCalls((call, run) => tracer.startActiveSpan(call.tool, () => run()));
+   */
+  wrapCalls(wrapper: CallWrapper): () => void {
+    this.#wrappers = [...this.#wrappers, wrapper];
+    return () => {
+      this.#wrappers = this.#wrappers.filter((each) => each !== wrapper);
+    };
   }
 
   /**
@@ -262,9 +310,52 @@ export class Registry {
     return (await this.#run(name, args, options)).envelope;
   }
 
-  async #run(name: unknown, args: unknown, options: CallOptions = {}): Promise<Completed> {
+  #run(name: unknown, args: unknown, options: CallOptions = {}): Promise<Completed> {
+    return this.#wrappers.length === 0
+      ? this.#attempt(name, args, options)
+      : this.#wrapped(name, args, options);
+  }
+
+  async #wrapped(name: unknown, args: unknown, options: CallOptions): Promise<Completed> {
+    const toolName = typeof name === 'string' ? name : String(name);
+    const call: CallStart = {
+      tool: toolName,
+      contract: this.get(toolName)?.contract,
+      callId: options.callId,
+      state: options.state,
+    };
+    let completed: Completed | undefined;
+    let record: CallRecord | undefined;
+    let next = once(() =>
+      this.#attempt(name, args, options, (finished) => {
+        record = finished;
+      }).then((done): CallEnd => {
+        completed = done;
+        return { record: record!, envelope: done.envelope };
+      }),
+    );
+    for (const wrapper of [...this.#wrappers].reverse()) {
+      const inner = next;
+      next = once(() => {
+        try {
+          return wrapper(call, inner).then(inner, inner);
+        } catch {
+          return inner();
+        }
+      });
+    }
+    await next();
+    return completed!;
+  }
+
+  async #attempt(
+    name: unknown,
+    args: unknown,
+    options: CallOptions,
+    report?: (record: CallRecord) => void,
+  ): Promise<Completed> {
     const observe = this.#options.observe;
-    const startedAt = observe ? Date.now() : 0;
+    const startedAt = observe || report ? Date.now() : 0;
     const toolName = typeof name === 'string' ? name : String(name);
     const trace: Trace = { arguments: undefined, decision: undefined };
     let tool: AnyTool | undefined;
@@ -281,20 +372,22 @@ export class Registry {
       // Only a defect inside toolpact or a broken contract can land here; the model still gets an envelope.
       completed = failed(toolFailure(toolName, error));
     }
-    if (observe) {
+    if (observe || report) {
       const envelope = completed.envelope;
+      const record: CallRecord = {
+        tool: toolName,
+        category: tool?.contract.category,
+        callId: options.callId,
+        arguments: trace.arguments,
+        decision: trace.decision,
+        outcome: envelope.ok ? 'ok' : envelope.error.type,
+        startedAt,
+        durationMs: Date.now() - startedAt,
+        state: options.state,
+      };
+      report?.(record);
       try {
-        observe({
-          tool: toolName,
-          category: tool?.contract.category,
-          callId: options.callId,
-          arguments: trace.arguments,
-          decision: trace.decision,
-          outcome: envelope.ok ? 'ok' : envelope.error.type,
-          startedAt,
-          durationMs: Date.now() - startedAt,
-          state: options.state,
-        });
+        observe?.(record);
       } catch {
         // An observer must not change the outcome of a call.
       }
@@ -522,6 +615,15 @@ class ExecuteContext implements ToolExecuteContext {
   get signal(): AbortSignal {
     return this.#signal.signal;
   }
+}
+
+/** `run` called any number of times runs once. */
+function once<T>(run: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    pending ??= run();
+    return pending;
+  };
 }
 
 function failed(envelope: FailureEnvelope): Completed {
