@@ -11,3 +11,14 @@
 export { ATTRIBUTES, DURATION_BUCKETS, METRICS, SCOPE_NAME, UNKNOWN_TOOL_NAME } from './attributes.js';
 export { boundedContent, boundedText, DEFAULT_MAX_CONTENT_CHARS } from './bounded-content.js';
 export { type InstrumentOptions, instrument } from './instrument.js';
+export {
+  AUDIT_EVENT_NAME,
+  createOtelAuditSink,
+  type OtelAuditSinkOptions,
+} from './otel-audit-sink.js';
+export {
+  startTelemetry,
+  TELEMETRY_PACKAGES,
+  type Telemetry,
+  type TelemetryOptions,
+} from './start-telemetry.js';
