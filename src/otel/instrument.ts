@@ -1,17 +1,21 @@
 import {
   type Attributes,
+  type Context,
   type Counter,
   context,
+  createNoopMeter,
   type Histogram,
   isSpanContextValid,
   type Meter,
   type MeterProvider,
   metrics,
+  type Span,
   SpanKind,
   SpanStatusCode,
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import type { ToolContract } from '../contract/index.js';
 import type { PolicyDecision } from '../policy/policy-gate.js';
 import type { CallEnd, CallStart, Registry } from '../registry/registry.js';
 import { ATTRIBUTES, DURATION_BUCKETS, METRICS, SCOPE_NAME, UNKNOWN_TOOL_NAME } from './attributes.js';
@@ -40,7 +44,22 @@ export interface InstrumentOptions {
 interface Instruments {
   readonly duration: Histogram;
   readonly calls: Counter;
+  /** False for the metrics API's no-ops (no SDK registered): then nothing is measured at all. */
+  readonly live: boolean;
 }
+
+/** What a span of a registered tool starts with, computed once per contract. */
+interface ToolFacts {
+  readonly spanName: string;
+  readonly attributes: Attributes;
+}
+
+const SPAN_START = Object.freeze({
+  kind: SpanKind.INTERNAL,
+  // The one attribute the conventions call sampling-relevant for execute_tool; the rest follow once recording.
+  attributes: Object.freeze({ [ATTRIBUTES.operationName]: 'execute_tool' }),
+});
+const NOOP_HISTOGRAM = createNoopMeter().createHistogram(METRICS.duration).constructor;
 
 /**
  * Traces and measures every call of a registry after the OpenTelemetry GenAI semantic conventions:
@@ -77,54 +96,89 @@ export function instrument(registry: Registry, options: InstrumentOptions = {}):
     }
     return global;
   };
-
-  return registry.wrapCalls(async (call, run) => {
-    const parent = context.active();
-    const span = tracer.startSpan(
-      `execute_tool ${spanToolName(call.tool)}`,
-      { kind: SpanKind.INTERNAL, attributes: startAttributes(call) },
-      parent,
-    );
-    const started = performance.now();
-    // With no SDK the span is an invalid no-op: making it current would change nothing.
-    const end =
-      span.isRecording() || isSpanContextValid(span.spanContext())
-        ? await context.with(trace.setSpan(parent, span), run)
-        : await run();
-    const seconds = (performance.now() - started) / 1000;
-    const outcome = end.envelope.ok ? 'ok' : end.envelope.error.type;
-    const decision = end.record.decision as PolicyDecision | undefined;
-    const measured: Attributes = {
-      [ATTRIBUTES.toolName]: call.contract ? call.contract.name : UNKNOWN_TOOL_NAME,
-      [ATTRIBUTES.toolType]: 'function',
-      [ATTRIBUTES.outcome]: boundedText(outcome, 100),
-      [ATTRIBUTES.decision]: decision?.action ?? 'none',
-    };
-    if (!end.envelope.ok) measured[ATTRIBUTES.errorType] = measured[ATTRIBUTES.outcome];
-    const { duration, calls } = instruments();
-    duration.record(seconds, measured);
-    calls.add(1, measured);
-    if (span.isRecording()) {
-      span.setAttributes(endAttributes(end, decision, recordContent, maxChars));
-      if (!end.envelope.ok) {
-        span.setStatus({
-          code: SpanStatusCode.ERROR,
-          // The message may quote the arguments back, so it is content too.
-          ...(recordContent ? { message: boundedText(end.envelope.error.message, maxChars) } : {}),
-        });
-      }
+  const facts = new WeakMap<ToolContract, ToolFacts>();
+  const factsOf = (call: CallStart): ToolFacts => {
+    const contract = call.contract;
+    if (!contract) return toolFacts(boundedText(call.tool, 128), undefined);
+    let known = facts.get(contract);
+    if (!known) {
+      known = toolFacts(contract.name, contract);
+      facts.set(contract, known);
     }
-    span.end();
+    return known;
+  };
+
+  return registry.wrapCalls((call, run) => {
+    const parent = context.active();
+    const tool = factsOf(call);
+    const span = tracer.startSpan(tool.spanName, SPAN_START, parent);
+    const meters = instruments();
+    if (!span.isRecording() && !meters.live) {
+      // No SDK: nothing to record, so the call is declined. A span sampled out by an SDK is still made
+      // current, so what the tool traces is sampled out with it; the API's invalid no-op span is not.
+      return isSpanContextValid(span.spanContext())
+        ? context.with(trace.setSpan(parent, span), run)
+        : undefined;
+    }
+    return traced(call, run, span, parent, tool, meters, recordContent, maxChars);
   });
 }
 
+async function traced(
+  call: CallStart,
+  run: () => Promise<CallEnd>,
+  span: Span,
+  parent: Context,
+  tool: ToolFacts,
+  meters: Instruments,
+  recordContent: boolean,
+  maxChars: number,
+): Promise<void> {
+  const recording = span.isRecording();
+  if (recording) {
+    span.setAttributes(tool.attributes);
+    if (call.callId !== undefined)
+      span.setAttribute(ATTRIBUTES.toolCallId, boundedText(String(call.callId), 200));
+  }
+  const started = performance.now();
+  const end = await context.with(trace.setSpan(parent, span), run);
+  const seconds = (performance.now() - started) / 1000;
+  const decision = end.record.decision as PolicyDecision | undefined;
+  const outcome = end.envelope.ok ? 'ok' : boundedText(end.envelope.error.type, 100);
+  const action = decision?.action ?? 'none';
+  if (meters.live) {
+    const measured: Attributes = {
+      [ATTRIBUTES.toolName]: call.contract ? call.contract.name : UNKNOWN_TOOL_NAME,
+      [ATTRIBUTES.toolType]: 'function',
+      [ATTRIBUTES.outcome]: outcome,
+      [ATTRIBUTES.decision]: action,
+    };
+    if (!end.envelope.ok) measured[ATTRIBUTES.errorType] = outcome;
+    meters.duration.record(seconds, measured);
+    meters.calls.add(1, measured);
+  }
+  if (recording) {
+    span.setAttributes(endAttributes(end, outcome, decision, recordContent, maxChars));
+    if (!end.envelope.ok) {
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        // The message may quote the arguments back, so it is content too.
+        ...(recordContent ? { message: boundedText(end.envelope.error.message, maxChars) } : {}),
+      });
+    }
+  }
+  span.end();
+}
+
 function instrumentsOf(meter: Meter): Instruments {
+  const duration = meter.createHistogram(METRICS.duration, {
+    unit: 's',
+    description: 'The duration of a single tool execution.',
+    advice: { explicitBucketBoundaries: [...DURATION_BUCKETS] },
+  });
   return {
-    duration: meter.createHistogram(METRICS.duration, {
-      unit: 's',
-      description: 'The duration of a single tool execution.',
-      advice: { explicitBucketBoundaries: [...DURATION_BUCKETS] },
-    }),
+    live: !(duration instanceof NOOP_HISTOGRAM),
+    duration,
     calls: meter.createCounter(METRICS.calls, {
       unit: '{call}',
       description: 'Tool calls, by tool, outcome and gate decision.',
@@ -132,37 +186,32 @@ function instrumentsOf(meter: Meter): Instruments {
   };
 }
 
-// The name as the model sent it may be anything; what goes on a span is bounded and redacted.
-function spanToolName(name: string): string {
-  return boundedText(name, 128);
-}
-
-function startAttributes(call: CallStart): Attributes {
+// The name of a registered tool is the developer's; a name only the model sent is bounded and redacted.
+function toolFacts(name: string, contract: ToolContract | undefined): ToolFacts {
   const attributes: Attributes = {
-    [ATTRIBUTES.operationName]: 'execute_tool',
-    [ATTRIBUTES.toolName]: spanToolName(call.tool),
+    [ATTRIBUTES.toolName]: name,
     [ATTRIBUTES.toolType]: 'function',
   };
-  if (call.callId !== undefined) attributes[ATTRIBUTES.toolCallId] = boundedText(String(call.callId), 200);
-  if (call.contract) {
-    attributes[ATTRIBUTES.toolDescription] = boundedText(call.contract.description, 2_000);
-    attributes[ATTRIBUTES.category] = call.contract.category;
+  if (contract) {
+    attributes[ATTRIBUTES.toolDescription] = boundedText(contract.description, 2_000);
+    attributes[ATTRIBUTES.category] = contract.category;
   }
-  return attributes;
+  return { spanName: `execute_tool ${name}`, attributes: Object.freeze(attributes) };
 }
 
 function endAttributes(
   end: CallEnd,
+  outcome: string,
   decision: PolicyDecision | undefined,
   recordContent: boolean,
   maxChars: number,
 ): Attributes {
   const { envelope, record } = end;
   const attributes: Attributes = {
-    [ATTRIBUTES.outcome]: envelope.ok ? 'ok' : boundedText(envelope.error.type, 100),
+    [ATTRIBUTES.outcome]: outcome,
     [ATTRIBUTES.decision]: decision?.action ?? 'none',
   };
-  if (!envelope.ok) attributes[ATTRIBUTES.errorType] = attributes[ATTRIBUTES.outcome];
+  if (!envelope.ok) attributes[ATTRIBUTES.errorType] = outcome;
   if (decision?.rule !== undefined) attributes[ATTRIBUTES.rule] = boundedText(decision.rule, 200);
   if (decision?.approval !== undefined) attributes[ATTRIBUTES.approval] = decision.approval;
   if (decision?.source !== undefined) attributes[ATTRIBUTES.source] = boundedText(decision.source, 200);

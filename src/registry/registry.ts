@@ -85,8 +85,9 @@ export interface CallEnd {
 /**
  * Wraps every call from start to end, so that something can be current while it runs (a tracing
  * span): it is given the call and a `run` function that performs it, once however often it is called.
- * The call's outcome is what `run` answered, whatever the wrapper does; a wrapper that throws or
- * never calls `run` only loses what it would have seen.
+ * Returning `undefined` at once, without calling `run`, declines the call (nothing to record: it
+ * runs as if unwrapped). The call's outcome is what `run` answered, whatever the wrapper does; a
+ * wrapper that throws or never calls `run` only loses what it would have seen.
  *
  * @example
  * registry.wrapCalls(async (call, run) => {
@@ -95,7 +96,7 @@ export interface CallEnd {
  *   console.log(call.tool, record.outcome, performance.now() - started);
  * });
  */
-export type CallWrapper = (call: CallStart, run: () => Promise<CallEnd>) => Promise<unknown>;
+export type CallWrapper = (call: CallStart, run: () => Promise<CallEnd>) => Promise<unknown> | undefined;
 
 /** What one call has got to so far, for observers. */
 interface Trace {
@@ -137,6 +138,8 @@ export class Registry {
   readonly #listeners = new Set<() => void>();
   readonly #sessionApprovals = new Set<string>();
   #wrappers: readonly CallWrapper[] = [];
+  readonly #attempter: WrappedCall['attempt'] = (name, args, options, withRecord) =>
+    this.#attempt(name, args, options, withRecord) as Promise<Completed & CallEnd>;
   #contracts: readonly ToolContract[] | undefined;
   /** Provider output per format and options, dropped when the tool set changes. */
   readonly #providerSchemas = new Map<string, readonly unknown[]>();
@@ -316,7 +319,7 @@ export class Registry {
       : this.#wrapped(name, args, options);
   }
 
-  async #wrapped(name: unknown, args: unknown, options: CallOptions): Promise<Completed> {
+  #wrapped(name: unknown, args: unknown, options: CallOptions): Promise<Completed> {
     const toolName = typeof name === 'string' ? name : String(name);
     const call: CallStart = {
       tool: toolName,
@@ -324,38 +327,33 @@ export class Registry {
       callId: options.callId,
       state: options.state,
     };
-    let completed: Completed | undefined;
-    let record: CallRecord | undefined;
-    let next = once(() =>
-      this.#attempt(name, args, options, (finished) => {
-        record = finished;
-      }).then((done): CallEnd => {
-        completed = done;
-        return { record: record!, envelope: done.envelope };
-      }),
-    );
-    for (const wrapper of [...this.#wrappers].reverse()) {
-      const inner = next;
-      next = once(() => {
-        try {
-          return wrapper(call, inner).then(inner, inner);
-        } catch {
-          return inner();
-        }
-      });
+    // Plain objects and a bound function rather than closures: a declined call should cost next to nothing.
+    const state: WrappedCall = { attempt: this.#attempter, name, args, options, pending: undefined };
+    const run = runWrapped.bind(undefined, state);
+    const wrappers = this.#wrappers;
+    for (let index = 0; index < wrappers.length; index++) {
+      const inner = index === wrappers.length - 1 ? run : nestedRun(wrappers, index + 1, call, run, state);
+      let result: unknown;
+      try {
+        result = wrappers[index]!(call, inner);
+      } catch {
+        result = undefined;
+      }
+      if (state.pending || result !== undefined) return settleWrapped(result, run, state);
     }
-    await next();
-    return completed!;
+    // Every wrapper declined this call: it runs as if there were none.
+    return this.#attempt(name, args, options);
   }
 
+  /** One call, start to end; `withRecord` (for wrappers) adds the observers' record to what it answers. */
   async #attempt(
     name: unknown,
     args: unknown,
     options: CallOptions,
-    report?: (record: CallRecord) => void,
-  ): Promise<Completed> {
+    withRecord = false,
+  ): Promise<Completed | (Completed & CallEnd)> {
     const observe = this.#options.observe;
-    const startedAt = observe || report ? Date.now() : 0;
+    const startedAt = observe || withRecord ? Date.now() : 0;
     const toolName = typeof name === 'string' ? name : String(name);
     const trace: Trace = { arguments: undefined, decision: undefined };
     let tool: AnyTool | undefined;
@@ -372,7 +370,7 @@ export class Registry {
       // Only a defect inside toolpact or a broken contract can land here; the model still gets an envelope.
       completed = failed(toolFailure(toolName, error));
     }
-    if (observe || report) {
+    if (observe || withRecord) {
       const envelope = completed.envelope;
       const record: CallRecord = {
         tool: toolName,
@@ -385,12 +383,12 @@ export class Registry {
         durationMs: Date.now() - startedAt,
         state: options.state,
       };
-      report?.(record);
       try {
         observe?.(record);
       } catch {
         // An observer must not change the outcome of a call.
       }
+      if (withRecord) return { envelope, text: completed.text, record };
     }
     return completed;
   }
@@ -617,12 +615,55 @@ class ExecuteContext implements ToolExecuteContext {
   }
 }
 
-/** `run` called any number of times runs once. */
-function once<T>(run: () => Promise<T>): () => Promise<T> {
-  let pending: Promise<T> | undefined;
+/** A call under wrappers: how to run it, and its promise once it runs. */
+interface WrappedCall {
+  readonly attempt: (
+    name: unknown,
+    args: unknown,
+    options: CallOptions,
+    withRecord: boolean,
+  ) => Promise<Completed & CallEnd>;
+  readonly name: unknown;
+  readonly args: unknown;
+  readonly options: CallOptions;
+  pending: Promise<Completed & CallEnd> | undefined;
+}
+
+/** The `run` a wrapper is given: starts the call the first time, answers the same promise after. */
+function runWrapped(state: WrappedCall): Promise<Completed & CallEnd> {
+  state.pending ??= state.attempt(state.name, state.args, state.options, true);
+  return state.pending;
+}
+
+/** What a wrapper's promise settles into: the call's own result, run now if the wrapper never ran it. */
+function settleWrapped(
+  result: unknown,
+  run: () => Promise<Completed & CallEnd>,
+  state: WrappedCall,
+): Promise<Completed & CallEnd> {
+  // A wrapper that hands back run's own promise costs no further turn of the event loop.
+  if (state.pending && result === state.pending) return state.pending;
+  return result instanceof Promise ? result.then(run, run) : run();
+}
+
+/** The `run` given to an outer wrapper: the wrappers inside it, then the call, at most once. */
+function nestedRun(
+  wrappers: readonly CallWrapper[],
+  index: number,
+  call: CallStart,
+  run: () => Promise<Completed & CallEnd>,
+  state: WrappedCall,
+): () => Promise<Completed & CallEnd> {
+  let started: Promise<Completed & CallEnd> | undefined;
   return () => {
-    pending ??= run();
-    return pending;
+    if (started) return started;
+    const inner = index === wrappers.length - 1 ? run : nestedRun(wrappers, index + 1, call, run, state);
+    try {
+      started = settleWrapped(wrappers[index]!(call, inner), inner, state);
+    } catch {
+      started = inner();
+    }
+    return started;
   };
 }
 
