@@ -132,7 +132,8 @@ async function auditSinkThroughput(dir: string): Promise<void> {
   const kept = [file, sqlite, otel].map((sink) => sink.written());
   const lost = [file, sqlite, otel].reduce((total, sink) => total + sink.failed(), 0);
   if (lost > 0 || new Set(kept).size !== 1) throw new Error(`a sink lost records: kept ${kept.join(', ')}`);
-  if (exporter.getFinishedLogRecords().length !== iterations) throw new Error('the log exporter missed records');
+  if (exporter.getFinishedLogRecords().length !== iterations)
+    throw new Error('the log exporter missed records');
   process.stdout.write(`  every sink kept all ${kept[0]} records\n\n`);
   file.close();
   sqlite.close();

@@ -46,17 +46,18 @@ const writeFile = defineTool({
   execute: () => 'written',
 });
 
-/** better-sqlite3 itself, to look at the file as any SQLite client would. */
-function rawDatabase(file: string) {
+/** better-sqlite3 itself, to look at or make a file as any SQLite client would. */
+function rawDatabase(file: string, options: { readonly?: boolean } = { readonly: true }) {
   const Database = createRequire(import.meta.url)('better-sqlite3') as new (
     file: string,
     options?: { readonly?: boolean },
   ) => {
     pragma: (source: string, options?: { simple: boolean }) => unknown;
     prepare: (source: string) => { get: () => Record<string, unknown>; all: () => Record<string, unknown>[] };
+    exec: (source: string) => void;
     close: () => void;
   };
-  return new Database(file, { readonly: true });
+  return new Database(file, options);
 }
 
 describe('the SQLite audit sink', () => {
@@ -357,7 +358,7 @@ describe('toolpact audit query', () => {
     ],
   ])('%j is a usage error: exit 2 with what to do', async (argv, message) => {
     bothLogs();
-    const other = rawWritable(join(dir, 'other.db'));
+    const other = rawDatabase(join(dir, 'other.db'), {});
     other.exec('CREATE TABLE notes (text TEXT)');
     other.close();
     const { code, stderr, stdout } = await runCli(argv, { cwd: dir });
@@ -434,11 +435,4 @@ function safeRead(file: string): Buffer[] {
   } catch {
     return [];
   }
-}
-
-function rawWritable(file: string) {
-  const Database = createRequire(import.meta.url)('better-sqlite3') as new (
-    file: string,
-  ) => { exec: (source: string) => void; close: () => void };
-  return new Database(file);
 }

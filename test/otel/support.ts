@@ -49,6 +49,7 @@ export function telemetry() {
     tracerProvider,
     meterProvider,
     spans: (): ReadableSpan[] => spans.getFinishedSpans(),
+    clearSpans: () => spans.reset(),
     /** The data points of one metric, each with its attributes. */
     points: async (name: string): Promise<DataPoint<number | Histogram>[]> => {
       const { resourceMetrics } = await reader.collect();
