@@ -9,6 +9,7 @@ import {
   type Meter,
   type MeterProvider,
   metrics,
+  ProxyTracerProvider,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -60,6 +61,8 @@ const SPAN_START = Object.freeze({
   attributes: Object.freeze({ [ATTRIBUTES.operationName]: 'execute_tool' }),
 });
 const NOOP_HISTOGRAM = createNoopMeter().createHistogram(METRICS.duration).constructor;
+// What the global tracer provider hands out while no SDK is registered.
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 
 /**
  * Traces and measures every call of a registry after the OpenTelemetry GenAI semantic conventions:
@@ -108,20 +111,29 @@ export function instrument(registry: Registry, options: InstrumentOptions = {}):
     return known;
   };
 
-  return registry.wrapCalls((call, run) => {
-    const parent = context.active();
-    const tool = factsOf(call);
-    const span = tracer.startSpan(tool.spanName, SPAN_START, parent);
-    const meters = instruments();
-    if (!span.isRecording() && !meters.live) {
-      // No SDK: nothing to record, so the call is declined. A span sampled out by an SDK is still made
-      // current, so what the tool traces is sampled out with it; the API's invalid no-op span is not.
-      return isSpanContextValid(span.spanContext())
-        ? context.with(trace.setSpan(parent, span), run)
-        : undefined;
-    }
-    return traced(call, run, span, parent, tool, meters, recordContent, maxChars);
-  });
+  // With no SDK registered at all, calls skip the wrapper before anything is made for them.
+  const active = (): boolean =>
+    options.tracer !== undefined ||
+    (trace.getTracerProvider() as ProxyTracerProvider).getDelegate?.() !== NOOP_TRACER_PROVIDER ||
+    instruments().live;
+
+  return registry.wrapCalls(
+    (call, run) => {
+      const parent = context.active();
+      const tool = factsOf(call);
+      const span = tracer.startSpan(tool.spanName, SPAN_START, parent);
+      const meters = instruments();
+      if (!span.isRecording() && !meters.live) {
+        // No SDK: nothing to record, so the call is declined. A span sampled out by an SDK is still made
+        // current, so what the tool traces is sampled out with it; the API's invalid no-op span is not.
+        return isSpanContextValid(span.spanContext())
+          ? context.with(trace.setSpan(parent, span), run)
+          : undefined;
+      }
+      return traced(call, run, span, parent, tool, meters, recordContent, maxChars);
+    },
+    { active },
+  );
 }
 
 async function traced(

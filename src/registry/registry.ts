@@ -138,6 +138,8 @@ export class Registry {
   readonly #listeners = new Set<() => void>();
   readonly #sessionApprovals = new Set<string>();
   #wrappers: readonly CallWrapper[] = [];
+  /** Per wrapper, what says whether it wants calls at all (absent: always). */
+  readonly #wrapperActive = new Map<CallWrapper, () => boolean>();
   readonly #attempter: WrappedCall['attempt'] = (name, args, options, withRecord) =>
     this.#attempt(name, args, options, withRecord) as Promise<Completed & CallEnd>;
   #contracts: readonly ToolContract[] | undefined;
@@ -276,7 +278,10 @@ export class Registry {
       return tool;
     });
     const subset = new Registry(this.#options).register(tools);
-    for (const wrapper of this.#wrappers) subset.wrapCalls(wrapper);
+    for (const wrapper of this.#wrappers) {
+      const active = this.#wrapperActive.get(wrapper);
+      subset.wrapCalls(wrapper, active ? { active } : {});
+    }
     return subset;
   }
 
@@ -288,15 +293,19 @@ export class Registry {
 
   /**
    * Wraps every later call (see {@link CallWrapper}); the first wrapper added is the outermost.
-   * Registries made by {@link subset} afterwards are wrapped too. Returns a function that removes it.
+   * With `active`, asked before each call, the wrapper is skipped while it answers false, at no
+   * further cost to the call (tracing with no SDK registered). Registries made by {@link subset}
+   * afterwards are wrapped too. Returns a function that removes it.
    *
    * @example
    * const unwrap = registry.wrapCalls((call, run) => tracer.startActiveSpan(call.tool, () => run()));
    */
-  wrapCalls(wrapper: CallWrapper): () => void {
+  wrapCalls(wrapper: CallWrapper, options: { readonly active?: () => boolean } = {}): () => void {
     this.#wrappers = [...this.#wrappers, wrapper];
+    if (options.active) this.#wrapperActive.set(wrapper, options.active);
     return () => {
       this.#wrappers = this.#wrappers.filter((each) => each !== wrapper);
+      this.#wrapperActive.delete(wrapper);
     };
   }
 
@@ -314,12 +323,28 @@ export class Registry {
   }
 
   #run(name: unknown, args: unknown, options: CallOptions = {}): Promise<Completed> {
-    return this.#wrappers.length === 0
-      ? this.#attempt(name, args, options)
-      : this.#wrapped(name, args, options);
+    const wrappers = this.#wrappers;
+    if (wrappers.length === 0) return this.#attempt(name, args, options);
+    const live =
+      this.#wrapperActive.size === 0 ? wrappers : wrappers.filter((wrapper) => this.#isActive(wrapper));
+    return live.length === 0 ? this.#attempt(name, args, options) : this.#wrapped(live, name, args, options);
   }
 
-  #wrapped(name: unknown, args: unknown, options: CallOptions): Promise<Completed> {
+  #isActive(wrapper: CallWrapper): boolean {
+    const active = this.#wrapperActive.get(wrapper);
+    try {
+      return active ? active() !== false : true;
+    } catch {
+      return true;
+    }
+  }
+
+  #wrapped(
+    wrappers: readonly CallWrapper[],
+    name: unknown,
+    args: unknown,
+    options: CallOptions,
+  ): Promise<Completed> {
     const toolName = typeof name === 'string' ? name : String(name);
     const call: CallStart = {
       tool: toolName,
@@ -330,7 +355,6 @@ export class Registry {
     // Plain objects and a bound function rather than closures: a declined call should cost next to nothing.
     const state: WrappedCall = { attempt: this.#attempter, name, args, options, pending: undefined };
     const run = runWrapped.bind(undefined, state);
-    const wrappers = this.#wrappers;
     for (let index = 0; index < wrappers.length; index++) {
       const inner = index === wrappers.length - 1 ? run : nestedRun(wrappers, index + 1, call, run, state);
       let result: unknown;

@@ -303,6 +303,20 @@ describe('without an SDK', () => {
     expect(trace.getActiveSpan()).toBeUndefined();
   });
 
+  test('an SDK registered after instrument() is used from the next call on', async () => {
+    sdk = telemetry();
+    const registry = gatedRegistry();
+    instrument(registry);
+    await registry.call('explode', {});
+    expect(trace.setGlobalTracerProvider(sdk.tracerProvider)).toBe(true);
+    try {
+      await registry.call('explode', {});
+    } finally {
+      trace.disable();
+    }
+    expect(sdk.spans().map((span) => span.name)).toEqual(['execute_tool explode']);
+  });
+
   test('the function instrument returns removes the instrumentation', async () => {
     sdk = telemetry();
     const registry = gatedRegistry();

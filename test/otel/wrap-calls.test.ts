@@ -91,4 +91,23 @@ describe('Registry.wrapCalls', () => {
     expect(envelope.ok || envelope.error.type).toBe('unknown_tool');
     expect(contract).toBeUndefined();
   });
+
+  test('a wrapper whose active() answers false is skipped, and called again once it answers true', async () => {
+    const { registry, runs } = counted();
+    let on = false;
+    const seen: string[] = [];
+    registry.wrapCalls(
+      async (call, run) => {
+        seen.push(call.tool);
+        return run();
+      },
+      { active: () => on },
+    );
+    expect(await registry.call('count', {})).toEqual({ ok: true, result: 1 });
+    expect(seen).toEqual([]);
+    on = true;
+    expect(await registry.call('count', {})).toEqual({ ok: true, result: 2 });
+    expect(seen).toEqual(['count']);
+    expect(runs()).toBe(2);
+  });
 });
