@@ -325,6 +325,11 @@ export class Registry {
   #run(name: unknown, args: unknown, options: CallOptions = {}): Promise<Completed> {
     const wrappers = this.#wrappers;
     if (wrappers.length === 0) return this.#attempt(name, args, options);
+    if (wrappers.length === 1) {
+      return this.#isActive(wrappers[0]!)
+        ? this.#wrapped(wrappers, name, args, options)
+        : this.#attempt(name, args, options);
+    }
     const live =
       this.#wrapperActive.size === 0 ? wrappers : wrappers.filter((wrapper) => this.#isActive(wrapper));
     return live.length === 0 ? this.#attempt(name, args, options) : this.#wrapped(live, name, args, options);
