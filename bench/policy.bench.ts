@@ -6,15 +6,22 @@
  * JSON line written per call). Measured on a trivial in-memory tool (the worst case for a ratio) and on
  * the example read_file tool reading a real file. Sandbox: `sandbox.run('true')` (bubblewrap with
  * every namespace, the limits and the capability drop) against spawning `sh -c true` directly.
+ * Audit sinks: records kept per second by each sink's `observe` (redaction and digest included), in
+ * interleaved rounds with wall and CPU time: the JSON Lines file, SQLite (WAL, synchronous=NORMAL),
+ * and OpenTelemetry log records through the SDK's batch processor to an in-memory exporter, the flush
+ * at the end of each round timed with it.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BatchLogRecordProcessor, InMemoryLogRecordExporter, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { createWorkspaceTools } from '../examples/workspace/tools.js';
-import { defineTool, Registry } from '../src/index.js';
-import { createPolicyGate, definePolicy, openAuditLog } from '../src/policy/index.js';
+import { type CallRecord, defineTool, Registry } from '../src/index.js';
+import { createOtelAuditSink } from '../src/otel/index.js';
+import { createPolicyGate, definePolicy, openAuditLog, openSqliteAuditLog } from '../src/policy/index.js';
 import { createBubblewrapSandbox } from '../src/sandbox/index.js';
+import { interleavedRounds, printRounds } from './interleave.js';
 import { type Measurement, measure, printTable } from './measure.js';
 
 const policy = definePolicy({
@@ -36,6 +43,7 @@ export default async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolpact-bench-policy-'));
   try {
     await gateOverhead(dir);
+    await auditSinkThroughput(dir);
     await sandboxStartup(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -83,6 +91,53 @@ async function gateOverhead(dir: string): Promise<void> {
     );
   }
   audit.close();
+}
+
+async function auditSinkThroughput(dir: string): Promise<void> {
+  const record: CallRecord = {
+    tool: 'write_file',
+    category: 'write',
+    callId: 'call_bench',
+    arguments: { path: 'docs/guide.md', content: 'Some text to write. '.repeat(10), token: 'not-a-secret' },
+    decision: { action: 'allow', rule: 'docs-writable', reason: 'docs are writable' },
+    outcome: 'ok',
+    startedAt: Date.now(),
+    durationMs: 0.4,
+    state: undefined,
+  };
+  const file = openAuditLog(join(dir, 'sinks.jsonl'));
+  const sqlite = openSqliteAuditLog(join(dir, 'sinks.db'));
+  const exporter = new InMemoryLogRecordExporter();
+  const processor = new BatchLogRecordProcessor({ exporter, maxQueueSize: 100_000, maxExportBatchSize: 512 });
+  const loggers = new LoggerProvider({ processors: [processor] });
+  const otel = createOtelAuditSink({ logger: loggers.getLogger('toolpact') });
+  const iterations = 5_000;
+  process.stdout.write(`audit sinks: ${iterations} records a round, 9 interleaved rounds\n`);
+  printRounds(
+    await interleavedRounds(
+      [
+        { name: 'JSON Lines file', operation: () => file.observe(record) },
+        { name: 'SQLite (WAL)', operation: () => sqlite.observe(record) },
+        {
+          name: 'OpenTelemetry log records',
+          operation: () => otel.observe(record),
+          beforeRound: () => exporter.reset(),
+          afterRound: () => loggers.forceFlush(),
+        },
+      ],
+      { iterations, rounds: 9, warmup: 500 },
+    ),
+    { per: 'record' },
+  );
+  const kept = [file, sqlite, otel].map((sink) => sink.written());
+  const lost = [file, sqlite, otel].reduce((total, sink) => total + sink.failed(), 0);
+  if (lost > 0 || new Set(kept).size !== 1) throw new Error(`a sink lost records: kept ${kept.join(', ')}`);
+  if (exporter.getFinishedLogRecords().length !== iterations)
+    throw new Error('the log exporter missed records');
+  process.stdout.write(`  every sink kept all ${kept[0]} records\n\n`);
+  file.close();
+  sqlite.close();
+  await loggers.shutdown();
 }
 
 async function sandboxStartup(dir: string): Promise<void> {

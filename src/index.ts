@@ -74,8 +74,11 @@ export {
   ToolDefinitionError,
 } from './errors/index.js';
 export {
+  type CallEnd,
   type CallOptions,
   type CallRecord,
+  type CallStart,
+  type CallWrapper,
   Registry,
   type RegistryOptions,
   type ResultValidation,

@@ -1,18 +1,26 @@
 /** The `--policy` and `--audit` options that `toolpact call` and `toolpact serve` share. */
 import { resolve } from 'node:path';
-import { type AuditLog, openAuditLog } from '../policy/audit-log.js';
+import { openAuditLog } from '../policy/audit-log.js';
+import { type AuditSink, AuditSinkError } from '../policy/audit-sink.js';
 import { definePolicy } from '../policy/define-policy.js';
 import { loadPolicyFile, loadPolicyFromConfig } from '../policy/load-policy.js';
 import type { Policy } from '../policy/policy.js';
 import { PolicyError } from '../policy/policy-error.js';
+import { openSqliteAuditLog } from '../policy/sqlite-audit-log.js';
 import { UsageError } from './io.js';
 
-/** Opens the audit log an `--audit <file>` option names, or nothing; a file that cannot be opened is a usage error. */
-export function openAuditOption(file: string | boolean | undefined, cwd: string): AuditLog | undefined {
+/**
+ * Opens the audit log an `--audit <file>` option names, or nothing: a SQLite database for a `.db`,
+ * `.sqlite` or `.sqlite3` file, else JSON Lines. A file that cannot be opened is a usage error.
+ */
+export function openAuditOption(file: string | boolean | undefined, cwd: string): AuditSink | undefined {
   if (typeof file !== 'string') return undefined;
   try {
+    if (/\.(?:db|sqlite3?)$/i.test(file)) return openSqliteAuditLog(resolve(cwd, file));
     return openAuditLog(resolve(cwd, file));
   } catch (error) {
+    if (error instanceof AuditSinkError)
+      throw new UsageError(error.message.replace(resolve(cwd, file), file));
     throw new UsageError(
       `Cannot open the audit log "${file}": ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
     );

@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import type { CallRecord } from '../registry/registry.js';
+import type { AuditSink } from './audit-sink.js';
 import { delegationDepth } from './delegation-state.js';
 import { digestOf } from './digest.js';
 import type { PolicyDecision } from './policy-gate.js';
@@ -58,16 +59,9 @@ export interface AuditLogOptions {
   readonly fsync?: boolean;
 }
 
-/** An open audit log. */
-export interface AuditLog {
+/** An open JSON Lines audit log: an {@link AuditSink} that appends one line per call to `file`. */
+export interface AuditLog extends AuditSink {
   readonly file: string;
-  /** Appends one line for a finished call; pass it as the Registry's (or the gate's) `observe`. */
-  readonly observe: (record: CallRecord) => void;
-  /** Lines written since the log was opened. */
-  readonly written: () => number;
-  /** Lines that could not be written (a full disk, a closed file); the call itself is never affected. */
-  readonly failed: () => number;
-  readonly close: () => void;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * `toolpact/policy`: the permission gate. Rules as data or code with a documented precedence,
  * approvals with an explicit session scope, the sandbox requirement for execute tools, delegation
- * that never widens what the parent may do, and an append-only audit log with redaction.
+ * that never widens what the parent may do, and audit sinks with redaction: an append-only JSON
+ * Lines file, or a SQLite database (through the optional `better-sqlite3`, loaded only when opened).
  *
  * @example
  * import { createPolicyGate, definePolicy, openAuditLog } from 'toolpact/policy';
@@ -18,6 +19,13 @@ export {
   openAuditLog,
   toEntry,
 } from './audit-log.js';
+export {
+  type AuditQuery,
+  auditEntryMatches,
+  type ResolvedAuditQuery,
+  resolveAuditQuery,
+} from './audit-query.js';
+export { type AuditSink, AuditSinkError, type AuditSinkErrorCode, combineAuditSinks } from './audit-sink.js';
 export { type ReadingMode, testCondition } from './conditions.js';
 export { definePolicy, parsePolicy } from './define-policy.js';
 export {
@@ -53,6 +61,14 @@ export {
   type PolicyGate,
   type PolicyGateOptions,
 } from './policy-gate.js';
+export { queryAuditLog } from './query-audit-log.js';
 export { type AuditLogContents, readAuditLog } from './read-audit-log.js';
 export { REDACTED, redactText, redactValue } from './redact.js';
 export { type SandboxCheck, type SandboxDeclaration, sandboxOf } from './sandbox-declaration.js';
+export {
+  openSqliteAuditLog,
+  querySqliteAuditLog,
+  SQLITE_AUDIT_SCHEMA,
+  type SqliteAuditLog,
+  type SqliteAuditLogOptions,
+} from './sqlite-audit-log.js';

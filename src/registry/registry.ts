@@ -87,6 +87,38 @@ export interface CallRecord {
   readonly resultIssues?: readonly ValidationIssue[];
 }
 
+/** What is known of a call as it starts, for a {@link CallWrapper}. */
+export interface CallStart {
+  /** The name the call asked for, registered or not. */
+  readonly tool: string;
+  /** The contract of that tool; undefined for a name that is not registered. */
+  readonly contract: ToolContract | undefined;
+  readonly callId: string | undefined;
+  readonly state: unknown;
+}
+
+/** How a call ended, for a {@link CallWrapper}: what observers are told, and the envelope itself. */
+export interface CallEnd {
+  readonly record: CallRecord;
+  readonly envelope: Envelope;
+}
+
+/**
+ * Wraps every call from start to end, so that something can be current while it runs (a tracing
+ * span): it is given the call and a `run` function that performs it, once however often it is called.
+ * Returning `undefined` at once, without calling `run`, declines the call (nothing to record: it
+ * runs as if unwrapped). The call's outcome is what `run` answered, whatever the wrapper does; a
+ * wrapper that throws or never calls `run` only loses what it would have seen.
+ *
+ * @example
+ * registry.wrapCalls(async (call, run) => {
+ *   const started = performance.now();
+ *   const { record } = await run();
+ *   console.log(call.tool, record.outcome, performance.now() - started);
+ * });
+ */
+export type CallWrapper = (call: CallStart, run: () => Promise<CallEnd>) => Promise<unknown> | undefined;
+
 /** What one call has got to so far, for observers. */
 interface Trace {
   arguments: unknown;
@@ -132,6 +164,11 @@ export class Registry {
   readonly #resultValidators = new WeakMap<AnyTool, ResultValidator | null>();
   readonly #listeners = new Set<() => void>();
   readonly #sessionApprovals = new Set<string>();
+  #wrappers: readonly CallWrapper[] = [];
+  /** Per wrapper, what says whether it wants calls at all (absent: always). */
+  readonly #wrapperActive = new Map<CallWrapper, () => boolean>();
+  readonly #attempter: WrappedCall['attempt'] = (name, args, options, withRecord) =>
+    Promise.resolve(this.#attempt(name, args, options, withRecord) as Completed & CallEnd);
   #contracts: readonly ToolContract[] | undefined;
   /** Provider output per format and options, dropped when the tool set changes. */
   readonly #providerSchemas = new Map<string, readonly unknown[]>();
@@ -274,13 +311,36 @@ export class Registry {
       }
       return tool;
     });
-    return new Registry(this.#options).register(tools);
+    const subset = new Registry(this.#options).register(tools);
+    for (const wrapper of this.#wrappers) {
+      const active = this.#wrapperActive.get(wrapper);
+      subset.wrapCalls(wrapper, active ? { active } : {});
+    }
+    return subset;
   }
 
   /** Calls `listener` whenever tools are registered or removed; returns a function that unsubscribes. */
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Wraps every later call (see {@link CallWrapper}); the first wrapper added is the outermost.
+   * With `active`, asked before each call, the wrapper is skipped while it answers false, at no
+   * further cost to the call (tracing with no SDK registered). Registries made by {@link subset}
+   * afterwards are wrapped too. Returns a function that removes it.
+   *
+   * @example
+   * const unwrap = registry.wrapCalls((call, run) => tracer.startActiveSpan(call.tool, () => run()));
+   */
+  wrapCalls(wrapper: CallWrapper, options: { readonly active?: () => boolean } = {}): () => void {
+    this.#wrappers = [...this.#wrappers, wrapper];
+    if (options.active) this.#wrapperActive.set(wrapper, options.active);
+    return () => {
+      this.#wrappers = this.#wrappers.filter((each) => each !== wrapper);
+      this.#wrapperActive.delete(wrapper);
+    };
   }
 
   /**
@@ -299,12 +359,73 @@ export class Registry {
   }
 
   // Synchronous until something asynchronous happens: a synchronous tool's call settles without a turn of
-  // the event loop of its own. Every stage that can fail is caught here, so the promise never rejects.
+  // the event loop of its own. Every stage that can fail is caught, so the promise never rejects.
   #run(name: unknown, args: unknown, options: CallOptions = NO_OPTIONS): Completed | Promise<Completed> {
-    const startedAt = this.#options.observe ? Date.now() : 0;
+    const wrappers = this.#wrappers;
+    if (wrappers.length === 0) return this.#attempt(name, args, options, false);
+    if (wrappers.length === 1) {
+      return this.#isActive(wrappers[0]!)
+        ? this.#wrapped(wrappers, name, args, options)
+        : this.#attempt(name, args, options, false);
+    }
+    const live =
+      this.#wrapperActive.size === 0 ? wrappers : wrappers.filter((wrapper) => this.#isActive(wrapper));
+    return live.length === 0
+      ? this.#attempt(name, args, options, false)
+      : this.#wrapped(live, name, args, options);
+  }
+
+  #isActive(wrapper: CallWrapper): boolean {
+    const active = this.#wrapperActive.get(wrapper);
+    try {
+      return active ? active() !== false : true;
+    } catch {
+      return true;
+    }
+  }
+
+  #wrapped(
+    wrappers: readonly CallWrapper[],
+    name: unknown,
+    args: unknown,
+    options: CallOptions,
+  ): Completed | Promise<Completed> {
     const toolName = typeof name === 'string' ? name : String(name);
-    // Without an observer nobody reads a trace, so none is kept.
-    const trace: Trace | undefined = this.#options.observe
+    const call: CallStart = {
+      tool: toolName,
+      contract: this.get(toolName)?.contract,
+      callId: options.callId,
+      state: options.state,
+    };
+    // Plain objects and a bound function rather than closures: a declined call should cost next to nothing.
+    const state: WrappedCall = { attempt: this.#attempter, name, args, options, pending: undefined };
+    const run = runWrapped.bind(undefined, state);
+    for (let index = 0; index < wrappers.length; index++) {
+      const inner = index === wrappers.length - 1 ? run : nestedRun(wrappers, index + 1, call, run, state);
+      let result: unknown;
+      try {
+        result = wrappers[index]!(call, inner);
+      } catch {
+        result = undefined;
+      }
+      if (state.pending || result !== undefined) return settleWrapped(result, run, state);
+    }
+    // Every wrapper declined this call: it runs as if there were none.
+    return this.#attempt(name, args, options, false);
+  }
+
+  /** One call, start to end; `withRecord` (for wrappers) adds the observers' record to what it answers. */
+  #attempt(
+    name: unknown,
+    args: unknown,
+    options: CallOptions,
+    withRecord: boolean,
+  ): Completed | Promise<Completed> {
+    const recorded = withRecord || this.#options.observe !== undefined;
+    const startedAt = recorded ? Date.now() : 0;
+    const toolName = typeof name === 'string' ? name : String(name);
+    // Without an observer or a wrapper nobody reads a trace, so none is kept.
+    const trace: Trace | undefined = recorded
       ? { arguments: undefined, decision: undefined, resultIssues: undefined }
       : undefined;
     let tool: AnyTool | undefined;
@@ -319,14 +440,15 @@ export class Registry {
     }
     if (pending instanceof Promise) {
       return pending.then(
-        (completed) => this.#finish(completed, toolName, tool, options, trace, startedAt),
-        (error: unknown) => this.#finish(broken(toolName, error), toolName, tool, options, trace, startedAt),
+        (completed) => this.#finish(completed, toolName, tool, options, trace, startedAt, withRecord),
+        (error: unknown) =>
+          this.#finish(broken(toolName, error), toolName, tool, options, trace, startedAt, withRecord),
       );
     }
-    return this.#finish(pending, toolName, tool, options, trace, startedAt);
+    return this.#finish(pending, toolName, tool, options, trace, startedAt, withRecord);
   }
 
-  /** Tells the observer, if there is one, how the call ended. */
+  /** Tells the observer, if there is one, how the call ended, and a wrapper too when `withRecord`. */
   #finish(
     completed: Completed,
     toolName: string,
@@ -334,27 +456,28 @@ export class Registry {
     options: CallOptions,
     trace: Trace | undefined,
     startedAt: number,
-  ): Completed {
-    const observe = this.#options.observe;
-    if (!observe || !trace) return completed;
+    withRecord: boolean,
+  ): Completed | (Completed & CallEnd) {
+    if (!trace) return completed;
     const envelope = completed.envelope;
+    const record: CallRecord = {
+      tool: toolName,
+      category: tool?.contract.category,
+      callId: options.callId,
+      arguments: trace.arguments,
+      decision: trace.decision,
+      outcome: envelope.ok ? 'ok' : envelope.error.type,
+      startedAt,
+      durationMs: Date.now() - startedAt,
+      state: options.state,
+      ...(trace.resultIssues ? { resultIssues: trace.resultIssues } : {}),
+    };
     try {
-      observe({
-        tool: toolName,
-        category: tool?.contract.category,
-        callId: options.callId,
-        arguments: trace.arguments,
-        decision: trace.decision,
-        outcome: envelope.ok ? 'ok' : envelope.error.type,
-        startedAt,
-        durationMs: Date.now() - startedAt,
-        state: options.state,
-        ...(trace.resultIssues ? { resultIssues: trace.resultIssues } : {}),
-      });
+      this.#options.observe?.(record);
     } catch {
       // An observer must not change the outcome of a call.
     }
-    return completed;
+    return withRecord ? { envelope, text: completed.text, record } : completed;
   }
 
   // The stages below stay synchronous while nothing asynchronous happens, so a call costs one promise
@@ -684,6 +807,58 @@ function broken(toolName: string, error: unknown): Completed {
 
 function serializationProblem(error: unknown): string {
   return error instanceof CircularResultError ? error.message : 'it could not be converted';
+}
+
+/** A call under wrappers: how to run it, and its promise once it runs. */
+interface WrappedCall {
+  readonly attempt: (
+    name: unknown,
+    args: unknown,
+    options: CallOptions,
+    withRecord: boolean,
+  ) => Promise<Completed & CallEnd>;
+  readonly name: unknown;
+  readonly args: unknown;
+  readonly options: CallOptions;
+  pending: Promise<Completed & CallEnd> | undefined;
+}
+
+/** The `run` a wrapper is given: starts the call the first time, answers the same promise after. */
+function runWrapped(state: WrappedCall): Promise<Completed & CallEnd> {
+  state.pending ??= state.attempt(state.name, state.args, state.options, true);
+  return state.pending;
+}
+
+/** What a wrapper's promise settles into: the call's own result, run now if the wrapper never ran it. */
+function settleWrapped(
+  result: unknown,
+  run: () => Promise<Completed & CallEnd>,
+  state: WrappedCall,
+): Promise<Completed & CallEnd> {
+  // A wrapper that hands back run's own promise costs no further turn of the event loop.
+  if (state.pending && result === state.pending) return state.pending;
+  return result instanceof Promise ? result.then(run, run) : run();
+}
+
+/** The `run` given to an outer wrapper: the wrappers inside it, then the call, at most once. */
+function nestedRun(
+  wrappers: readonly CallWrapper[],
+  index: number,
+  call: CallStart,
+  run: () => Promise<Completed & CallEnd>,
+  state: WrappedCall,
+): () => Promise<Completed & CallEnd> {
+  let started: Promise<Completed & CallEnd> | undefined;
+  return () => {
+    if (started) return started;
+    const inner = index === wrappers.length - 1 ? run : nestedRun(wrappers, index + 1, call, run, state);
+    try {
+      started = settleWrapped(wrappers[index]!(call, inner), inner, state);
+    } catch {
+      started = inner();
+    }
+    return started;
+  };
 }
 
 function failed(envelope: FailureEnvelope): Completed {

@@ -21,7 +21,7 @@ export const command: Command = {
     '             and refuses elsewhere)',
     '  --policy   a JSON policy file (default: the "policy" section of toolpact.config.*, else the',
     '             category defaults: read and search allowed, write, execute and delegate asked)',
-    '  --audit    append one JSON line per call to this audit log',
+    '  --audit    record each call in this audit log (JSON Lines; SQLite for .db, .sqlite, .sqlite3)',
     '',
     "The CLI is the host: its policy gates the module's tools (a gate built into the module's Registry",
     'is not used). Prints the envelope on stdout. Exit 0 when ok, 1 when the call failed, 2 for usage errors.',

@@ -1,3 +1,4 @@
+import { combineAuditSinks } from '../../policy/audit-sink.js';
 import { createPolicyGate } from '../../policy/policy-gate.js';
 import { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';
@@ -20,7 +21,7 @@ export const command: Command = {
   usage: [
     'toolpact serve <module> [--http] [--port <n>] [--host <address>] [--path <path>] [--stateless]',
     '                        [--allow-origin <origin,...>] [--name <server name>] [--page-size <n>]',
-    '                        [--policy <file>] [--audit <file>]',
+    '                        [--policy <file>] [--audit <file>] [--otel]',
     '',
     '  <module>        a .ts, .mts, .js or .mjs file exporting tools (a Registry, an array, or named tools)',
     '  --http          serve Streamable HTTP instead of stdio',
@@ -31,6 +32,11 @@ export const command: Command = {
     '  --allow-origin  browser origins allowed besides loopback ones, comma-separated',
     '  --name <name>   the server name clients see (default toolpact)',
     '  --page-size <n> tools per tools/list page (default 100)',
+    '  --policy <file> a JSON policy file (default: toolpact.config.*, else the category defaults)',
+    '  --audit <file>  record each call in this audit log (JSON Lines; SQLite for .db, .sqlite, .sqlite3)',
+    '  --otel          export a span and metrics for every call, and the audit records as log records,',
+    '                  over OTLP/HTTP as the OTEL_EXPORTER_OTLP_* environment variables say',
+    '                  (default http://localhost:4318; OTEL_SERVICE_NAME names the service)',
     '',
     "Every call runs through the module's Registry, with its gate. Over stdio, stdout carries the",
     'protocol and messages go to stderr. Stops on SIGINT or SIGTERM (and, over stdio, when stdin ends).',
@@ -47,6 +53,7 @@ export const command: Command = {
       'page-size': 'string',
       policy: 'string',
       audit: 'string',
+      otel: 'boolean',
     });
     const [modulePath, ...extra] = positionals;
     if (!modulePath) throw new UsageError('Give a module of tools to serve.');
@@ -71,12 +78,23 @@ export const command: Command = {
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
     const loaded = await loadRegistry(modulePath, io.cwd);
     const mcp = await import('../../mcp/index.js');
-    const audit = openAuditOption(flags.audit, io.cwd);
+    const otel = flags.otel === true ? await import('../../otel/index.js') : undefined;
+    const telemetry = otel ? await startTelemetryOption(otel) : undefined;
+    const file = openAuditOption(flags.audit, io.cwd);
+    const sinks = [
+      ...(file ? [file] : []),
+      ...(otel && telemetry ? [otel.createOtelAuditSink({ logger: telemetry.logger })] : []),
+    ];
+    const audit = sinks.length > 0 ? combineAuditSinks(...sinks) : undefined;
     const gate = createPolicyGate(policy, audit ? { observe: audit.observe } : {});
     // Asks go to the registry's approver: the user at the MCP client, where it can elicit.
     const registry = new Registry({ ...gate.registryOptions, approver: mcp.elicitationApprover() }).register(
       loaded.list(),
     );
+    if (otel && telemetry) {
+      otel.instrument(registry, { tracer: telemetry.tracer, meter: telemetry.meter });
+      io.stderr(`toolpact serve: exporting OpenTelemetry to ${otlpEndpoint(io.env)}.\n`);
+    }
     const common = {
       ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
       ...(pageSize ? { pageSize } : {}),
@@ -87,6 +105,7 @@ export const command: Command = {
     } finally {
       stop.dispose();
       audit?.close();
+      await telemetry?.shutdown();
     }
 
     async function serve(): Promise<0> {
@@ -127,3 +146,17 @@ export const command: Command = {
     }
   },
 };
+
+/** The SDK started for `--otel`; a missing package is a usage error saying what to install. */
+async function startTelemetryOption(otel: typeof import('../../otel/index.js')) {
+  try {
+    return await otel.startTelemetry({ serviceName: 'toolpact' });
+  } catch (error) {
+    throw new UsageError(`--otel: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Where the traces go, as the OTLP exporters read the environment. */
+function otlpEndpoint(env: { readonly [name: string]: string | undefined }): string {
+  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318';
+}

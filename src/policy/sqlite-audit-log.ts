@@ -1,0 +1,280 @@
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { CallRecord } from '../registry/registry.js';
+import { type AuditEntry, type AuditLogOptions, toEntry } from './audit-log.js';
+import { type AuditQuery, type ResolvedAuditQuery, resolveAuditQuery } from './audit-query.js';
+import { type AuditSink, AuditSinkError } from './audit-sink.js';
+
+/** Options of {@link openSqliteAuditLog}. */
+export interface SqliteAuditLogOptions extends AuditLogOptions {
+  /** How long a write waits for another process holding the database, in milliseconds (default 5,000). */
+  readonly busyTimeoutMs?: number;
+}
+
+/** An open SQLite audit log: an {@link AuditSink} with a query helper. */
+export interface SqliteAuditLog extends AuditSink {
+  readonly file: string;
+  /** The entries a query selects, oldest first. */
+  readonly query: (query?: AuditQuery) => AuditEntry[];
+}
+
+/** The table every SQLite audit log holds, one row per call (the docs describe each column). */
+export const SQLITE_AUDIT_SCHEMA = `CREATE TABLE IF NOT EXISTS audit_log (
+  id INTEGER PRIMARY KEY,
+  v INTEGER NOT NULL,
+  time TEXT NOT NULL,
+  time_ms INTEGER NOT NULL,
+  tool TEXT NOT NULL,
+  category TEXT,
+  source TEXT,
+  call_id TEXT,
+  arguments_digest TEXT,
+  arguments TEXT,
+  decision_action TEXT,
+  decision_rule TEXT,
+  decision_reason TEXT,
+  decision_approval TEXT,
+  outcome TEXT NOT NULL,
+  duration_ms REAL NOT NULL,
+  delegation_depth INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_log_time ON audit_log (time_ms);
+CREATE INDEX IF NOT EXISTS audit_log_tool_time ON audit_log (tool, time_ms);`;
+
+const COLUMNS = [
+  'v',
+  'time',
+  'time_ms',
+  'tool',
+  'category',
+  'source',
+  'call_id',
+  'arguments_digest',
+  'arguments',
+  'decision_action',
+  'decision_rule',
+  'decision_reason',
+  'decision_approval',
+  'outcome',
+  'duration_ms',
+  'delegation_depth',
+] as const;
+
+/** The part of better-sqlite3's API this module uses. */
+interface Statement {
+  run(...parameters: unknown[]): unknown;
+  all(...parameters: unknown[]): unknown[];
+}
+interface Database {
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  exec(source: string): unknown;
+  prepare(source: string): Statement;
+  close(): unknown;
+}
+type DatabaseConstructor = new (
+  file: string,
+  options?: { readonly?: boolean; fileMustExist?: boolean; timeout?: number },
+) => Database;
+
+type Row = { readonly [column in (typeof COLUMNS)[number]]: string | number | null };
+
+/**
+ * Opens (or creates, mode 0600) a SQLite audit log through the optional `better-sqlite3` package
+ * (version 12), loaded only now. One row per call, inserted in its own transaction before the call's
+ * result is returned, in WAL mode: a process killed mid-write loses nothing it committed, readers
+ * never block the writer, and several processes on one host may share the file (a writer waits up
+ * to `busyTimeoutMs` for another). `synchronous=NORMAL` by default: committed rows survive a crash
+ * of the process; with `fsync: true` (`synchronous=FULL`) they survive a power cut too.
+ *
+ * @example
+ * const audit = openSqliteAuditLog('audit.db');
+ * const gate = createPolicyGate(policy, { observe: audit.observe });
+ * audit.query({ tool: 'write_file', since: '1h' });
+ */
+export function openSqliteAuditLog(file: string, options: SqliteAuditLogOptions = {}): SqliteAuditLog {
+  const Driver = loadDriver();
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
+  if (!(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0)) {
+    throw new RangeError(
+      `busyTimeoutMs must be a whole number of milliseconds, received ${String(options.busyTimeoutMs)}.`,
+    );
+  }
+  // SQLite gives its -wal and -shm files the database file's mode, so creating it 0600 covers all three.
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  let database: Database;
+  try {
+    database = new Driver(file, { timeout: busyTimeoutMs });
+    database.pragma('journal_mode = WAL');
+    database.pragma(`synchronous = ${options.fsync ? 'FULL' : 'NORMAL'}`);
+    database.exec(SQLITE_AUDIT_SCHEMA);
+  } catch (error) {
+    throw new AuditSinkError(
+      'cannot_open',
+      `Cannot open the SQLite audit log "${file}": ${describe(error)}. Give a new file or one written by openSqliteAuditLog.`,
+      { cause: error },
+    );
+  }
+  const insert = database.prepare(
+    `INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((column) => `@${column}`).join(', ')})`,
+  );
+  let open = true;
+  let written = 0;
+  let failed = 0;
+  return Object.freeze({
+    file,
+    observe: (record: CallRecord) => {
+      if (!open) {
+        failed++;
+        return;
+      }
+      try {
+        insert.run(toRow(toEntry(record, options)));
+        written++;
+      } catch {
+        failed++;
+      }
+    },
+    written: () => written,
+    failed: () => failed,
+    query: (query: AuditQuery = {}) => selectEntries(database, resolveAuditQuery(query)),
+    close: () => {
+      if (!open) return;
+      open = false;
+      database.close();
+    },
+  });
+}
+
+/**
+ * The entries a query selects from a SQLite audit log file, read-only (another process may be
+ * writing it).
+ *
+ * @example
+ * const denied = querySqliteAuditLog('audit.db', { decision: 'deny', since: '1d' });
+ */
+export function querySqliteAuditLog(file: string, query: AuditQuery = {}): AuditEntry[] {
+  const resolved = resolveAuditQuery(query);
+  const Driver = loadDriver();
+  let database: Database;
+  try {
+    database = new Driver(file, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new AuditSinkError(
+      'cannot_open',
+      `Cannot open the SQLite audit log "${file}": ${describe(error)}.`,
+      {
+        cause: error,
+      },
+    );
+  }
+  try {
+    return selectEntries(database, resolved);
+  } catch (error) {
+    throw new AuditSinkError(
+      'not_an_audit_log',
+      `"${file}" is a SQLite database but not an audit log written by toolpact (${describe(error)}).`,
+      { cause: error },
+    );
+  } finally {
+    database.close();
+  }
+}
+
+function selectEntries(database: Database, query: ResolvedAuditQuery): AuditEntry[] {
+  const where: string[] = [];
+  const parameters: unknown[] = [];
+  if (query.tools) {
+    where.push(`tool IN (${query.tools.map(() => '?').join(', ')})`);
+    parameters.push(...query.tools);
+  }
+  if (query.sinceMs !== undefined) {
+    where.push('time_ms >= ?');
+    parameters.push(Math.floor(query.sinceMs));
+  }
+  if (query.untilMs !== undefined) {
+    where.push('time_ms < ?');
+    parameters.push(Math.ceil(query.untilMs));
+  }
+  if (query.outcome !== undefined) {
+    where.push('outcome = ?');
+    parameters.push(query.outcome);
+  }
+  if (query.decision === 'none') where.push('decision_action IS NULL');
+  else if (query.decision !== undefined) {
+    where.push('decision_action = ?');
+    parameters.push(query.decision);
+  }
+  const sql = `SELECT ${COLUMNS.join(', ')} FROM audit_log${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY time_ms DESC, id DESC${query.limit ? ` LIMIT ${query.limit}` : ''}`;
+  return (database.prepare(sql).all(...parameters) as Row[]).reverse().map(fromRow);
+}
+
+function toRow(entry: AuditEntry): Row {
+  return {
+    v: entry.v,
+    time: entry.time,
+    time_ms: Date.parse(entry.time),
+    tool: entry.tool,
+    category: entry.category,
+    source: entry.source,
+    call_id: entry.callId,
+    arguments_digest: entry.argumentsDigest,
+    arguments: entry.arguments === undefined ? null : JSON.stringify(entry.arguments),
+    decision_action: entry.decision?.action ?? null,
+    decision_rule: entry.decision?.rule ?? null,
+    decision_reason: entry.decision?.reason ?? null,
+    decision_approval: entry.decision?.approval ?? null,
+    outcome: entry.outcome,
+    duration_ms: entry.durationMs,
+    delegation_depth: entry.delegationDepth,
+  };
+}
+
+function fromRow(row: Row): AuditEntry {
+  const text = (value: string | number | null) => (value === null ? null : String(value));
+  return {
+    v: 1,
+    time: String(row.time),
+    tool: String(row.tool),
+    category: text(row.category),
+    source: text(row.source),
+    callId: text(row.call_id),
+    argumentsDigest: text(row.arguments_digest),
+    ...(row.arguments === null ? {} : { arguments: JSON.parse(String(row.arguments)) as unknown }),
+    decision:
+      row.decision_action === null
+        ? null
+        : {
+            action: String(row.decision_action),
+            rule: text(row.decision_rule),
+            reason: text(row.decision_reason),
+            approval: text(row.decision_approval),
+          },
+    outcome: String(row.outcome),
+    durationMs: Number(row.duration_ms),
+    delegationDepth: Number(row.delegation_depth),
+  };
+}
+
+let driver: DatabaseConstructor | undefined;
+
+// Loaded on first use, so toolpact/policy never needs the native addon unless SQLite is asked for.
+function loadDriver(): DatabaseConstructor {
+  if (driver) return driver;
+  try {
+    driver = createRequire(import.meta.url)('better-sqlite3') as DatabaseConstructor;
+    return driver;
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
+    throw new AuditSinkError(
+      'missing_dependency',
+      missing
+        ? 'The SQLite audit log needs the optional package better-sqlite3, which is not installed. Install version 12 (npm install better-sqlite3@12; version 13 needs Node 22), or use the JSON Lines log (openAuditLog).'
+        : `The SQLite audit log needs better-sqlite3, which is installed but did not load (${describe(error)}). Rebuild it for this Node version: npm rebuild better-sqlite3.`,
+      { cause: error },
+    );
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
