@@ -28,10 +28,9 @@ export interface WithToolSearchOptions {
 }
 
 /** The server tool Anthropic's own tool search uses ({@link ToolSearch.anthropicNative}). */
-export interface AnthropicToolSearchTool {
-  readonly type: 'tool_search_tool_bm25_20251119' | 'tool_search_tool_regex_20251119';
-  readonly name: 'tool_search_tool_bm25' | 'tool_search_tool_regex';
-}
+export type AnthropicToolSearchTool =
+  | { readonly type: 'tool_search_tool_bm25_20251119'; readonly name: 'tool_search_tool_bm25' }
+  | { readonly type: 'tool_search_tool_regex_20251119'; readonly name: 'tool_search_tool_regex' };
 
 /** What {@link withToolSearch} gives: the registry that runs every call, and the set to send. */
 export interface ToolSearch {
