@@ -8,6 +8,7 @@ const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Com
   inspect: () => import('./commands/inspect.js'),
   lint: () => import('./commands/lint.js'),
   schemas: () => import('./commands/schemas.js'),
+  search: () => import('./commands/search.js'),
   serve: () => import('./commands/serve.js'),
 };
 

@@ -19,7 +19,7 @@ export const command: Command = {
   usage: [
     'toolpact serve <module> [--http] [--port <n>] [--host <address>] [--path <path>] [--stateless]',
     '                        [--allow-origin <origin,...>] [--name <server name>] [--page-size <n>]',
-    '                        [--policy <file>] [--audit <file>]',
+    '                        [--policy <file>] [--audit <file>] [--search [--always-loaded <name,...>] [--max-loaded <n>]]',
     '',
     '  <module>        a .ts, .mts, .js or .mjs file exporting tools (a Registry, an array, or named tools)',
     '  --http          serve Streamable HTTP instead of stdio',
@@ -30,6 +30,10 @@ export const command: Command = {
     '  --allow-origin  browser origins allowed besides loopback ones, comma-separated',
     '  --name <name>   the server name clients see (default toolpact)',
     '  --page-size <n> tools per tools/list page (default 100)',
+    '  --search        list only the always-loaded tools and search_tools; a search lists more (and sends',
+    '                  notifications/tools/list_changed). Every tool stays callable. Not with --stateless.',
+    '  --always-loaded tools listed from the start with --search, comma-separated',
+    '  --max-loaded <n> searched tools listed at once with --search (default 20), least recently used out',
     '',
     "Every call runs through the module's Registry, with its gate. Over stdio, stdout carries the",
     'protocol and messages go to stderr. Stops on SIGINT or SIGTERM (and, over stdio, when stdin ends).',
@@ -46,6 +50,9 @@ export const command: Command = {
       'page-size': 'string',
       policy: 'string',
       audit: 'string',
+      search: 'boolean',
+      'always-loaded': 'string',
+      'max-loaded': 'string',
     });
     const [modulePath, ...extra] = positionals;
     if (!modulePath) throw new UsageError('Give a module of tools to serve.');
@@ -57,6 +64,16 @@ export const command: Command = {
     const port = flags.port === undefined ? 3000 : wholeNumber('port', flags.port, 0, 65_535);
     const pageSize =
       flags['page-size'] === undefined ? undefined : wholeNumber('page-size', flags['page-size'], 1);
+    const searching = flags.search === true;
+    for (const flag of ['always-loaded', 'max-loaded'] as const) {
+      if (!searching && flags[flag] !== undefined)
+        throw new UsageError(`--${flag} applies only with --search.`);
+    }
+    if (searching && flags.stateless === true) {
+      throw new UsageError('--search needs sessions to send list_changed; leave out --stateless.');
+    }
+    const maxLoaded =
+      flags['max-loaded'] === undefined ? undefined : wholeNumber('max-loaded', flags['max-loaded'], 1);
     const path = typeof flags.path === 'string' ? flags.path : '/mcp';
     if (!path.startsWith('/')) throw new UsageError(`--path must start with "/", received "${path}".`);
     const allowedOrigins =
@@ -76,10 +93,16 @@ export const command: Command = {
     const registry = new Registry({ ...gate.registryOptions, approver: mcp.elicitationApprover() }).register(
       loaded.list(),
     );
+    const listing = searching ? await searchListing(registry, flags['always-loaded'], maxLoaded) : undefined;
     const common = {
       ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
       ...(pageSize ? { pageSize } : {}),
+      ...(listing ? { listing } : {}),
     };
+    const toolCount = () =>
+      listing
+        ? `${registry.size} tools (${listing.activeTools().length} listed until a search loads more)`
+        : `${registry.size} tools`;
     const stop = stopSignal();
     try {
       return await serve();
@@ -91,7 +114,7 @@ export const command: Command = {
     async function serve(): Promise<0> {
       if (!http) {
         const running = await mcp.serveStdio(registry, common);
-        io.stderr(`toolpact serve: ${registry.size} tools on stdio.\n`);
+        io.stderr(`toolpact serve: ${toolCount()} on stdio.\n`);
         await Promise.race([running.closed, stop.signalled]);
         await running.close();
         return 0;
@@ -117,7 +140,7 @@ export const command: Command = {
         );
       }
       io.stderr(
-        `toolpact serve: ${registry.size} tools at ${running.url} (${flags.stateless ? 'stateless' : 'sessions'}).\n`,
+        `toolpact serve: ${toolCount()} at ${running.url} (${flags.stateless ? 'stateless' : 'sessions'}).\n`,
       );
       const signal = await stop.signalled;
       io.stderr(`toolpact serve: ${signal}, stopping.\n`);
@@ -127,7 +150,33 @@ export const command: Command = {
   },
 };
 
-/** The policy of `--policy`, else the configuration's, else the category defaults. */
+/** `--search`: the registry gains `search_tools`, and the listing follows what searches load. */
+async function searchListing(
+  registry: Registry,
+  alwaysLoaded: string | boolean | undefined,
+  maxLoaded: number | undefined,
+) {
+  const { withToolSearch } = await import('../../search/index.js');
+  const names =
+    typeof alwaysLoaded === 'string'
+      ? alwaysLoaded
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean)
+      : [];
+  for (const name of names) {
+    if (!registry.has(name)) {
+      throw new UsageError(
+        `--always-loaded names "${name}", which the module does not export. Its tools: ${registry
+          .list()
+          .map((tool) => tool.contract.name)
+          .join(', ')}.`,
+      );
+    }
+  }
+  return withToolSearch(registry, { alwaysLoaded: names, ...(maxLoaded ? { maxLoaded } : {}) });
+}
+
 /** Resolves with the name of the first SIGINT or SIGTERM; `dispose` removes the listeners. */
 function stopSignal(): { signalled: Promise<string>; dispose: () => void } {
   let onSignal: (signal: string) => void = () => {};
