@@ -53,3 +53,36 @@ describe('toolpact search', () => {
     expect(stderr).toContain(message);
   });
 });
+
+describe('toolpact inspect: the token cost with tool search', () => {
+  test('the full set against the always-loaded set and search_tools, per format', async () => {
+    const { code, stdout } = await runCli([
+      'inspect',
+      WORKSPACE,
+      '--always-loaded',
+      'read_file',
+      '--format',
+      'json',
+    ]);
+    expect(code).toBe(0);
+    const { search, totals } = JSON.parse(stdout);
+    expect(search).toMatchObject({ alwaysLoaded: ['read_file'], sent: 2 });
+    for (const [format, cost] of Object.entries(search.tokens) as [
+      string,
+      { all: number; withSearch: number },
+    ][]) {
+      expect(cost.all).toBe(totals[format]);
+      expect(cost.withSearch).toBeLessThan(cost.all);
+      expect(cost.withSearch).toBeGreaterThan(0);
+    }
+    const table = await runCli(['inspect', WORKSPACE]);
+    expect(table.stdout).toMatch(/With tool search \(always loaded: none\), a request sends 1 tools/);
+    expect(table.stdout).toMatch(/^anthropic\s+\d+\s+\d+\s+\d+%$/m);
+  });
+
+  test('an always-loaded name that is not a tool is a usage error', async () => {
+    const { code, stderr } = await runCli(['inspect', WORKSPACE, '--always-loaded', 'nope']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('"nope", which is not one of the 6 tools');
+  });
+});
