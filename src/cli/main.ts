@@ -10,6 +10,7 @@ const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Com
   lint: () => import('./commands/lint.js'),
   run: () => import('./commands/run.js'),
   schemas: () => import('./commands/schemas.js'),
+  search: () => import('./commands/search.js'),
   serve: () => import('./commands/serve.js'),
   studio: () => import('./commands/studio.js'),
 };

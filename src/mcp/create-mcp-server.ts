@@ -41,6 +41,18 @@ export interface McpServerOptions {
    * `outputSchema` (default false: revision 2025-11-25 reads a schema without it as 2020-12).
    */
   readonly dialect?: boolean;
+  /**
+   * The tools `tools/list` shows, when not all of them: e.g. `withToolSearch(registry)`, which lists the
+   * always-loaded tools and `search_tools`, and changes (so `list_changed` is sent) when a search loads
+   * more. `tools/call` still reaches every tool of the registry.
+   */
+  readonly listing?: ToolListing;
+}
+
+/** A changing selection of a registry's tools, for {@link McpServerOptions.listing}. */
+export interface ToolListing {
+  schemas(): readonly ToolContract[];
+  onChange(listener: () => void): () => void;
 }
 
 /** How the transport limits what the server can offer; set by `serveStdio` / `serveHttp`. */
@@ -91,7 +103,7 @@ export function createMcpServer(
   });
 
   server.setRequestHandler(ListToolsRequestSchema, (request): ListToolsResult => {
-    const contracts = registry.schemas();
+    const contracts = (options.listing ?? registry).schemas();
     const cursor = request.params?.cursor;
     const offset = cursor === undefined ? 0 : decodeCursor(cursor);
     if (offset === undefined || offset > contracts.length) {
@@ -133,7 +145,7 @@ export function createMcpServer(
 
   if (traits.listChanged) {
     let pending = false;
-    const unsubscribe = registry.onChange(() => {
+    const unsubscribe = (options.listing ?? registry).onChange(() => {
       if (pending) return;
       pending = true;
       // One notification for a burst of changes in the same tick.

@@ -3,7 +3,12 @@
  * into a Registry. This entry loads `@modelcontextprotocol/sdk`; the root entry never does.
  */
 export { connectMcpServer, type McpConnection, type McpServerTarget } from './connect.js';
-export { createMcpServer, type McpConnectionTraits, type McpServerOptions } from './create-mcp-server.js';
+export {
+  createMcpServer,
+  type McpConnectionTraits,
+  type McpServerOptions,
+  type ToolListing,
+} from './create-mcp-server.js';
 export { type ElicitationApproverOptions, elicitationApprover } from './elicitation-approver.js';
 export {
   type DroppedDefault,

@@ -41,5 +41,6 @@ export function anthropicTool(
     input_schema: { ...schema, type: 'object' },
     ...(strict ? { strict: true } : {}),
     ...(examples.length > 0 ? { input_examples: examples } : {}),
+    ...(options.deferLoading?.includes(contract.name) ? { defer_loading: true } : {}),
   };
 }

@@ -74,6 +74,12 @@ export interface SchemaOptions {
    * draft 2020-12, so the line only costs tokens; turn it on for a client that guesses another dialect.
    */
   readonly dialect?: boolean;
+  /**
+   * Anthropic: the tools to send with `defer_loading: true`, found by Anthropic's tool search server tool
+   * instead of being shown up front (`withToolSearch(...).anthropicNative()` sets it). Other formats have
+   * no such field and ignore it.
+   */
+  readonly deferLoading?: readonly string[];
 }
 
 /** Chat Completions: `tools[]` of a request. */
@@ -104,6 +110,7 @@ export interface AnthropicTool {
   readonly input_schema: JsonSchema & { readonly type: 'object' };
   readonly strict?: boolean;
   readonly input_examples?: { readonly [name: string]: unknown }[];
+  readonly defer_loading?: boolean;
 }
 
 /** Gemini's OpenAPI-subset `Schema` (int64 fields as strings, as the proto's JSON mapping has them). */

@@ -21,19 +21,33 @@ export const command: Command = {
   name: 'inspect',
   summary: 'show a tool set: contracts, tokens per provider, provider refusals and a lint summary',
   usage: [
-    'toolpact inspect <module> [--format table|json]',
-    'toolpact inspect --mcp "<command or URL>" [--format table|json]',
+    'toolpact inspect <module> [--format table|json] [--always-loaded <name,...>]',
+    'toolpact inspect --mcp "<command or URL>" [--format table|json] [--always-loaded <name,...>]',
     '',
     'Prints one row per tool: name, category, risk, default permission, parameters (optional ones end',
     'in "?") and what its definition costs in tokens in each provider format (o200k_base over the JSON',
     'sent), then which tools each provider would refuse and why, then the lint report (recommended).',
     'With --mcp, the tools of a running MCP server: a command line started over stdio (no shell),',
     'or an http(s) URL of a Streamable HTTP endpoint; their categories are inferred from annotations.',
-    'With --format json: { "tools": [rows], "totals": {format: tokens}, "refusals": [...], "findings": [...] }.',
+    'Then what one request costs with tool search (withToolSearch: the always-loaded tools, given by',
+    '--always-loaded, and search_tools) against sending every tool, in each format.',
+    'With --format json: { "tools": [rows], "totals": {format: tokens}, "search": {...}, "refusals": [...],',
+    '"findings": [...] }.',
     'Exit 1 when a lint finding is an error (a provider refusal is one), 2 for usage errors.',
   ].join('\n'),
   async run(args, io) {
-    const { positionals, flags } = parseArgs(args, { format: 'string', mcp: 'string' });
+    const { positionals, flags } = parseArgs(args, {
+      format: 'string',
+      mcp: 'string',
+      'always-loaded': 'string',
+    });
+    const alwaysLoaded =
+      typeof flags['always-loaded'] === 'string'
+        ? flags['always-loaded']
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean)
+        : [];
     const [modulePath] = positionals;
     if (typeof flags.mcp === 'string' && modulePath)
       throw new UsageError('Give a module or --mcp, not both.');
@@ -48,7 +62,14 @@ export const command: Command = {
         : undefined;
     try {
       const registry = remote ? remote.registry : await loadRegistry(modulePath!, io.cwd);
-      const overview = await inspectRegistry(registry);
+      for (const name of alwaysLoaded) {
+        if (!registry.has(name)) {
+          throw new UsageError(
+            `--always-loaded names "${name}", which is not one of the ${registry.size} tools.`,
+          );
+        }
+      }
+      const overview = await inspectRegistry(registry, alwaysLoaded);
       const source = remote ? `mcp:${remote.imported.server}` : undefined;
       io.stdout(format === 'json' ? `${JSON.stringify(overview.data, null, 2)}\n` : overview.render(source));
       return overview.data.errorCount > 0 ? 1 : 0;
@@ -79,11 +100,22 @@ export interface Refusal {
   readonly message: string;
 }
 
+/** What one request costs with tool search against sending every tool, per format. */
+export interface SearchCost {
+  readonly alwaysLoaded: readonly string[];
+  /** Tools sent before any search: the always-loaded ones and `search_tools`. */
+  readonly sent: number;
+  readonly tokens: {
+    readonly [Format in InspectFormat]: { readonly all: number; readonly withSearch: number };
+  };
+}
+
 /** The overview as data, and its rendering as text. */
 interface Overview {
   readonly data: {
     readonly tools: readonly ContractRow[];
     readonly totals: { readonly [Format in InspectFormat]: number };
+    readonly search: SearchCost | undefined;
     readonly refusals: readonly Refusal[];
     readonly errorCount: number;
     readonly warningCount: number;
@@ -96,11 +128,13 @@ interface Overview {
  * The overview of a registry: the contract table with tokens per provider, the refusals, and the
  * lint result. The adapters and the linter load only here, so `toolpact call` stays light.
  */
-async function inspectRegistry(registry: Registry): Promise<Overview> {
-  const [{ tokenReport, toProviderTools }, { lint, stylish }] = await Promise.all([
-    import('../../schema/index.js'),
-    import('../../lint/index.js'),
-  ]);
+async function inspectRegistry(registry: Registry, alwaysLoaded: readonly string[]): Promise<Overview> {
+  const [{ tokenReport, toProviderTools }, { lint, stylish }, { SEARCH_TOOL_NAME, withToolSearch }] =
+    await Promise.all([
+      import('../../schema/index.js'),
+      import('../../lint/index.js'),
+      import('../../search/index.js'),
+    ]);
   const contracts = registry.schemas();
   const reports = Object.fromEntries(FORMATS.map(([format]) => [format, tokenReport(contracts, format)])) as {
     [Format in InspectFormat]: ReturnType<typeof tokenReport>;
@@ -111,6 +145,25 @@ async function inspectRegistry(registry: Registry): Promise<Overview> {
   const totals = Object.fromEntries(
     FORMATS.map(([format]) => [format, reports[format].total]),
   ) as ContractRow['tokens'];
+  // A copy of the registry takes search_tools, so the tool set under inspection stays as it is.
+  let search: SearchCost | undefined;
+  if (!registry.has(SEARCH_TOOL_NAME)) {
+    const searching = withToolSearch(registry.subset(contracts.map((contract) => contract.name)), {
+      alwaysLoaded,
+    });
+    const sent = searching.schemas();
+    searching.close();
+    search = {
+      alwaysLoaded,
+      sent: sent.length,
+      tokens: Object.fromEntries(
+        FORMATS.map(([format]) => [
+          format,
+          { all: totals[format], withSearch: tokenReport(sent, format).total },
+        ]),
+      ) as SearchCost['tokens'],
+    };
+  }
   const refusals: Refusal[] = FORMATS.flatMap(([format]) =>
     toProviderTools(contracts, format)
       .diagnostics.filter((diagnostic) => diagnostic.severity === 'error')
@@ -127,6 +180,7 @@ async function inspectRegistry(registry: Registry): Promise<Overview> {
     data: {
       tools,
       totals,
+      search,
       refusals,
       errorCount: result.errorCount,
       warningCount: result.warningCount,
@@ -134,6 +188,7 @@ async function inspectRegistry(registry: Registry): Promise<Overview> {
     },
     render(source) {
       const parts = [renderContractTable(tools, totals).trimEnd(), ''];
+      if (search) parts.push(renderSearchCost(search, contracts.length), '');
       if (refusals.length === 0) {
         parts.push(
           `Provider refusals: none; ${FORMATS.map(([, title]) => title).join(', ')} accept every tool.`,
@@ -154,6 +209,20 @@ async function inspectRegistry(registry: Registry): Promise<Overview> {
       return parts.join('\n');
     },
   };
+}
+
+/** The token cost of one request with tool search against every tool, one row per format. */
+function renderSearchCost(search: SearchCost, toolCount: number): string {
+  const loaded = search.alwaysLoaded.length > 0 ? search.alwaysLoaded.join(', ') : 'none';
+  const rows = FORMATS.map(([format, title]) => {
+    const { all, withSearch } = search.tokens[format];
+    const saved = all > 0 ? Math.round((1 - withSearch / all) * 100) : 0;
+    return [title, String(all), String(withSearch), `${saved}%`];
+  });
+  return [
+    `With tool search (always loaded: ${loaded}), a request sends ${search.sent} tools, search_tools among them, until a search loads more:`,
+    renderTable(['format', `all ${toolCount} tools`, 'with search', 'saved'], rows).trimEnd(),
+  ].join('\n');
 }
 
 /** One row per tool, in registration order. */

@@ -22,6 +22,7 @@ export const command: Command = {
     'toolpact serve <module> [--http] [--port <n>] [--host <address>] [--path <path>] [--stateless]',
     '                        [--allow-origin <origin,...>] [--name <server name>] [--page-size <n>]',
     '                        [--policy <file>] [--audit <file>] [--otel]',
+    '                        [--search [--always-loaded <name,...>] [--max-loaded <n>]]',
     '',
     '  <module>        a .ts, .mts, .js or .mjs file exporting tools (a Registry, an array, or named tools)',
     '  --http          serve Streamable HTTP instead of stdio',
@@ -37,6 +38,10 @@ export const command: Command = {
     '  --otel          export a span and metrics for every call, and the audit records as log records,',
     '                  over OTLP/HTTP as the OTEL_EXPORTER_OTLP_* environment variables say',
     '                  (default http://localhost:4318; OTEL_SERVICE_NAME names the service)',
+    '  --search        list only the always-loaded tools and search_tools; a search lists more (and sends',
+    '                  notifications/tools/list_changed). Every tool stays callable. Not with --stateless.',
+    '  --always-loaded tools listed from the start with --search, comma-separated',
+    '  --max-loaded <n> searched tools listed at once with --search (default 20), least recently used out',
     '',
     "Every call runs through the module's Registry, with its gate. Over stdio, stdout carries the",
     'protocol and messages go to stderr. Stops on SIGINT or SIGTERM (and, over stdio, when stdin ends).',
@@ -54,6 +59,9 @@ export const command: Command = {
       policy: 'string',
       audit: 'string',
       otel: 'boolean',
+      search: 'boolean',
+      'always-loaded': 'string',
+      'max-loaded': 'string',
     });
     const [modulePath, ...extra] = positionals;
     if (!modulePath) throw new UsageError('Give a module of tools to serve.');
@@ -65,6 +73,16 @@ export const command: Command = {
     const port = flags.port === undefined ? 3000 : wholeNumberFlag('port', flags.port, 0, 65_535);
     const pageSize =
       flags['page-size'] === undefined ? undefined : wholeNumberFlag('page-size', flags['page-size'], 1);
+    const searching = flags.search === true;
+    for (const flag of ['always-loaded', 'max-loaded'] as const) {
+      if (!searching && flags[flag] !== undefined)
+        throw new UsageError(`--${flag} applies only with --search.`);
+    }
+    if (searching && flags.stateless === true) {
+      throw new UsageError('--search needs sessions to send list_changed; leave out --stateless.');
+    }
+    const maxLoaded =
+      flags['max-loaded'] === undefined ? undefined : wholeNumberFlag('max-loaded', flags['max-loaded'], 1);
     const path = typeof flags.path === 'string' ? flags.path : '/mcp';
     if (!path.startsWith('/')) throw new UsageError(`--path must start with "/", received "${path}".`);
     const allowedOrigins =
@@ -95,10 +113,16 @@ export const command: Command = {
       otel.instrument(registry, { tracer: telemetry.tracer, meter: telemetry.meter });
       io.stderr(`toolpact serve: exporting OpenTelemetry to ${otlpEndpoint(io.env)}.\n`);
     }
+    const listing = searching ? await searchListing(registry, flags['always-loaded'], maxLoaded) : undefined;
     const common = {
       ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
       ...(pageSize ? { pageSize } : {}),
+      ...(listing ? { listing } : {}),
     };
+    const toolCount = () =>
+      listing
+        ? `${registry.size} tools (${listing.activeTools().length} listed until a search loads more)`
+        : `${registry.size} tools`;
     const stop = stopSignal();
     try {
       return await serve();
@@ -111,7 +135,7 @@ export const command: Command = {
     async function serve(): Promise<0> {
       if (!http) {
         const running = await mcp.serveStdio(registry, common);
-        io.stderr(`toolpact serve: ${registry.size} tools on stdio.\n`);
+        io.stderr(`toolpact serve: ${toolCount()} on stdio.\n`);
         await Promise.race([running.closed, stop.signalled]);
         await running.close();
         return 0;
@@ -137,7 +161,7 @@ export const command: Command = {
         );
       }
       io.stderr(
-        `toolpact serve: ${registry.size} tools at ${running.url} (${flags.stateless ? 'stateless' : 'sessions'}).\n`,
+        `toolpact serve: ${toolCount()} at ${running.url} (${flags.stateless ? 'stateless' : 'sessions'}).\n`,
       );
       const signal = await stop.signalled;
       io.stderr(`toolpact serve: ${signal}, stopping.\n`);
@@ -154,6 +178,33 @@ async function startTelemetryOption(otel: typeof import('../../otel/index.js')) 
   } catch (error) {
     throw new UsageError(`--otel: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** `--search`: the registry gains `search_tools`, and the listing follows what searches load. */
+async function searchListing(
+  registry: Registry,
+  alwaysLoaded: string | boolean | undefined,
+  maxLoaded: number | undefined,
+) {
+  const { withToolSearch } = await import('../../search/index.js');
+  const names =
+    typeof alwaysLoaded === 'string'
+      ? alwaysLoaded
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean)
+      : [];
+  for (const name of names) {
+    if (!registry.has(name)) {
+      throw new UsageError(
+        `--always-loaded names "${name}", which the module does not export. Its tools: ${registry
+          .list()
+          .map((tool) => tool.contract.name)
+          .join(', ')}.`,
+      );
+    }
+  }
+  return withToolSearch(registry, { alwaysLoaded: names, ...(maxLoaded ? { maxLoaded } : {}) });
 }
 
 /** Where the traces go, as the OTLP exporters read the environment. */

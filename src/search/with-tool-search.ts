@@ -1,0 +1,297 @@
+import type { ToolContract } from '../contract/index.js';
+import { createTool } from '../define/create-tool.js';
+import type { AnyTool } from '../define/tool.js';
+import { ToolDefinitionError } from '../errors/index.js';
+import type { Registry } from '../registry/registry.js';
+import { toProviderTools } from '../schema/to-provider-tools.js';
+import type { AnthropicTool, ProviderFormat, ProviderToolMap, SchemaOptions } from '../schema/types.js';
+import { closestNames } from '../util/closest.js';
+import type { ToolIndexOptions } from './create-tool-index.js';
+import { lexicalRetriever, type Retriever } from './retriever.js';
+import { describeParameters, purposeOf } from './summary.js';
+
+/** The name of the meta-tool {@link withToolSearch} registers. */
+export const SEARCH_TOOL_NAME = 'search_tools';
+
+/** Options of {@link withToolSearch}. */
+export interface WithToolSearchOptions {
+  /** Tools sent on every request whatever was searched (they must be registered). */
+  readonly alwaysLoaded?: readonly string[];
+  /** Tools one search returns and loads, at most (default 5; the model may ask for up to 20). */
+  readonly k?: number;
+  /** Searched tools kept loaded at once; past it, the least recently used go first (default 20). */
+  readonly maxLoaded?: number;
+  /** What ranks the tools (default: the lexical index, with `index` as its options). */
+  readonly retriever?: Retriever;
+  /** Options of the default lexical index. */
+  readonly index?: ToolIndexOptions;
+}
+
+/** The server tool Anthropic's own tool search uses ({@link ToolSearch.anthropicNative}). */
+export type AnthropicToolSearchTool =
+  | { readonly type: 'tool_search_tool_bm25_20251119'; readonly name: 'tool_search_tool_bm25' }
+  | { readonly type: 'tool_search_tool_regex_20251119'; readonly name: 'tool_search_tool_regex' };
+
+/** What {@link withToolSearch} gives: the registry that runs every call, and the set to send. */
+export interface ToolSearch {
+  /** The registry every call goes through; it now holds `search_tools` too. */
+  readonly registry: Registry;
+  /** The `search_tools` tool. */
+  readonly tool: AnyTool;
+  /** Names of the tools to send on the next request: always-loaded ones, `search_tools`, and what searches loaded. */
+  activeTools(): readonly string[];
+  /** The contracts of the active set (with a format, in that provider's shape). */
+  schemas(): readonly ToolContract[];
+  schemas<F extends ProviderFormat>(format: F, options?: SchemaOptions): readonly ProviderToolMap[F][];
+  /**
+   * Anthropic's native tool search instead of `search_tools`: Anthropic's search server tool, then every
+   * tool, the always-loaded ones plain and the rest with `defer_loading: true`.
+   */
+  anthropicNative(
+    options?: SchemaOptions & { readonly variant?: 'bm25' | 'regex' },
+  ): (AnthropicTool | AnthropicToolSearchTool)[];
+  /** Loads tools by name (as a search would), most recent last; answers the names now loaded. */
+  load(names: readonly string[]): readonly string[];
+  /** Marks a loaded tool as just used, so it is evicted last (call it when the model calls a tool). */
+  touch(name: string): void;
+  /** Unloads every searched tool. */
+  reset(): void;
+  /** Calls `listener` whenever the active set changes; returns a function that unsubscribes. */
+  onChange(listener: () => void): () => void;
+  /** Stops following the registry's changes. */
+  close(): void;
+}
+
+const DEFAULT_K = 5;
+const MAX_K = 20;
+const DEFAULT_MAX_LOADED = 20;
+const MAX_QUERY_CHARS = 1_000;
+
+/**
+ * Progressive disclosure: the model is shown the always-loaded tools and a `search_tools` tool; what
+ * it searches for is loaded and shown from the next request on, up to `maxLoaded`, least recently used
+ * out first. Loading decides only what the model is shown: every call still goes through the registry,
+ * which reaches every registered tool behind its gate.
+ *
+ * @example
+ * const search = withToolSearch(registry, { alwaysLoaded: ['read_file'], maxLoaded: 10 });
+ * const tools = search.schemas('openai'); // read_file, search_tools, and whatever was found so far
+ * const text = await search.registry.dispatch(call.name, call.arguments);
+ */
+export function withToolSearch(registry: Registry, options: WithToolSearchOptions = {}): ToolSearch {
+  const k = whole('k', options.k ?? DEFAULT_K, 1, MAX_K);
+  const maxLoaded = whole('maxLoaded', options.maxLoaded ?? DEFAULT_MAX_LOADED, 1, Number.MAX_SAFE_INTEGER);
+  const alwaysLoaded = new Set(options.alwaysLoaded ?? []);
+  for (const name of alwaysLoaded) {
+    if (!registry.has(name)) {
+      const near = closestNames(
+        name,
+        registry.list().map((tool) => tool.contract.name),
+      );
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `alwaysLoaded names "${name}", which is not registered.${near.length > 0 ? ` Did you mean ${near.map((n) => `"${n}"`).join(', ')}?` : ''}`,
+        name,
+      );
+    }
+  }
+  const retriever = options.retriever ?? lexicalRetriever(options.index);
+  /** Searched tools, least recently used first. */
+  const loaded = new Set<string>();
+  const listeners = new Set<() => void>();
+  let indexed: Promise<void> = Promise.resolve();
+  let active: readonly string[] | undefined;
+
+  const tool = createTool<{ query: string; k?: number }>(
+    {
+      name: SEARCH_TOOL_NAME,
+      title: 'Search tools',
+      description: SEARCH_TOOL_DESCRIPTION,
+      category: 'search',
+      parameters: {
+        type: 'object',
+        properties: {
+          query: {
+            type: 'string',
+            minLength: 1,
+            maxLength: MAX_QUERY_CHARS,
+            description:
+              'What you want to do, in plain words, e.g. "convert a currency amount" or "查询天气". Name the task, not a tool name you guess.',
+          },
+          k: {
+            type: 'integer',
+            minimum: 1,
+            maximum: MAX_K,
+            description: `How many tools to return, from 1 to ${MAX_K} (default ${k}).`,
+          },
+        },
+        required: ['query'],
+        additionalProperties: false,
+      },
+      returns: {
+        description:
+          'The tools found, best first, each with its purpose and parameters; they are loaded for your next step.',
+        schema: { type: 'object' },
+      },
+      effects: { readOnly: true, destructive: false, idempotent: false, openWorld: false },
+    },
+    { execute: (args) => runSearch(args.query, args.k ?? k) },
+  );
+  registry.register(tool);
+
+  async function runSearch(query: string, count: number) {
+    await indexed;
+    const hits = await retriever.search(query, count);
+    const found = hits
+      .map((hit) => ({ hit, tool: registry.get(hit.name) }))
+      .filter(
+        (entry): entry is { hit: (typeof hits)[number]; tool: AnyTool } =>
+          entry.tool !== undefined && entry.hit.name !== SEARCH_TOOL_NAME,
+      );
+    load(found.map((entry) => entry.hit.name));
+    if (found.length === 0) {
+      return {
+        tools: [],
+        message:
+          'No tool matched. Describe the task in other words (what should happen, to what), or with fewer words.',
+      };
+    }
+    return {
+      tools: found.map(({ hit, tool: each }) => ({
+        name: hit.name,
+        purpose: purposeOf(each.contract.description),
+        parameters: describeParameters(each.contract.parameters),
+      })),
+      message: 'These tools are now loaded: call them by name from your next step on.',
+    };
+  }
+
+  function changed(): void {
+    active = undefined;
+    for (const listener of listeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure must not break a search.
+      }
+    }
+  }
+
+  function load(names: readonly string[]): readonly string[] {
+    const before = activeTools().join('\u0000');
+    for (const name of names) {
+      if (!registry.has(name) || name === SEARCH_TOOL_NAME || alwaysLoaded.has(name)) continue;
+      loaded.delete(name);
+      loaded.add(name);
+    }
+    for (const name of loaded) {
+      if (loaded.size <= maxLoaded) break;
+      loaded.delete(name);
+    }
+    active = undefined;
+    if (activeTools().join('\u0000') !== before) changed();
+    return [...loaded];
+  }
+
+  function activeTools(): readonly string[] {
+    if (!active) {
+      const shown = new Set([...alwaysLoaded, SEARCH_TOOL_NAME, ...loaded]);
+      active = Object.freeze(
+        registry
+          .list()
+          .map((each) => each.contract.name)
+          .filter((name) => shown.has(name)),
+      );
+    }
+    return active;
+  }
+
+  function activeContracts(): readonly ToolContract[] {
+    const names = new Set(activeTools());
+    return registry.schemas().filter((contract) => names.has(contract.name));
+  }
+
+  function reindex(): void {
+    const contracts = registry.schemas().filter((contract) => contract.name !== SEARCH_TOOL_NAME);
+    indexed = indexed.then(
+      () => retriever.index(contracts),
+      () => retriever.index(contracts),
+    );
+    indexed.catch(() => {});
+  }
+  reindex();
+  const unsubscribe = registry.onChange(() => {
+    for (const name of loaded) if (!registry.has(name)) loaded.delete(name);
+    reindex();
+    changed();
+  });
+
+  function schemas(): readonly ToolContract[];
+  function schemas<F extends ProviderFormat>(
+    format: F,
+    options?: SchemaOptions,
+  ): readonly ProviderToolMap[F][];
+  function schemas(format?: ProviderFormat, schemaOptions?: SchemaOptions): readonly unknown[] {
+    const contracts = activeContracts();
+    return format === undefined ? contracts : toProviderTools(contracts, format, schemaOptions).tools;
+  }
+
+  return {
+    registry,
+    tool,
+    activeTools,
+    schemas,
+    anthropicNative(nativeOptions = {}) {
+      const { variant = 'bm25', ...schemaOptions } = nativeOptions;
+      const contracts = registry.schemas().filter((contract) => contract.name !== SEARCH_TOOL_NAME);
+      const deferred = contracts
+        .filter((contract) => !alwaysLoaded.has(contract.name))
+        .map((contract) => contract.name);
+      const searchTool: AnthropicToolSearchTool =
+        variant === 'regex'
+          ? { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' }
+          : { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' };
+      return [
+        searchTool,
+        ...toProviderTools(contracts, 'anthropic', { ...schemaOptions, deferLoading: deferred }).tools,
+      ];
+    },
+    load,
+    touch(name) {
+      if (loaded.has(name)) {
+        loaded.delete(name);
+        loaded.add(name);
+      }
+    },
+    reset() {
+      if (loaded.size === 0) return;
+      loaded.clear();
+      changed();
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      unsubscribe();
+    },
+  };
+}
+
+function whole(option: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `${option} is ${String(value)}; give a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}.`,
+    );
+  }
+  return value;
+}
+
+const SEARCH_TOOL_DESCRIPTION = [
+  'Finds the tools that can do a task among all the tools available, and loads them so you can call them.',
+  'Use it when none of the tools you can see fits the task; do not use it for a tool you can already see, and do not guess tool names instead.',
+  'The query is the task in plain words, in English or Chinese; k is how many tools to return.',
+  'It changes nothing but which tools you see: each tool found is loaded from your next step on, and the least recently used loaded tools are unloaded when too many are loaded.',
+  'If nothing fits, search again with other words rather than calling a tool that does not match.',
+].join(' ');
