@@ -63,6 +63,8 @@ const SPAN_START = Object.freeze({
 const NOOP_HISTOGRAM = createNoopMeter().createHistogram(METRICS.duration).constructor;
 // What the global tracer provider hands out while no SDK is registered.
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+/** Where `@opentelemetry/api` 1.x registers the global tracer, meter and context providers. */
+const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
 
 /**
  * Traces and measures every call of a registry after the OpenTelemetry GenAI semantic conventions:
@@ -111,11 +113,22 @@ export function instrument(registry: Registry, options: InstrumentOptions = {}):
     return known;
   };
 
-  // With no SDK registered at all, calls skip the wrapper before anything is made for them.
-  const active = (): boolean =>
-    options.tracer !== undefined ||
-    (trace.getTracerProvider() as ProxyTracerProvider).getDelegate?.() !== NOOP_TRACER_PROVIDER ||
-    instruments().live;
+  // With no SDK registered at all, calls skip the wrapper before anything is made for them. The API
+  // keeps what is registered in one global object (one per API major version, so every copy of the API
+  // in a process shares it); while it holds no tracer and no meter provider, nothing can record, and one
+  // property read says so without the API's version checks.
+  const fixedActive = options.tracer !== undefined || fixed !== undefined;
+  const active = (): boolean => {
+    if (fixedActive) return true;
+    const registered = (globalThis as { [API_GLOBAL]?: { trace?: unknown; metrics?: unknown } })[API_GLOBAL];
+    if (registered === undefined || (registered.trace === undefined && registered.metrics === undefined)) {
+      return false;
+    }
+    return (
+      (trace.getTracerProvider() as ProxyTracerProvider).getDelegate?.() !== NOOP_TRACER_PROVIDER ||
+      instruments().live
+    );
+  };
 
   return registry.wrapCalls(
     (call, run) => {
