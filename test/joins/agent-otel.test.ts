@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest';
 import { openaiChat, runAgent } from '../../src/agent/index.js';
 import { instrument } from '../../src/otel/index.js';
 import { withToolSearch } from '../../src/search/index.js';
@@ -12,6 +12,9 @@ beforeAll(() => {
   restoreContext = useAsyncContext();
 });
 afterAll(() => restoreContext());
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 const completion = (message: object) => ({
   id: 'chatcmpl-J2',
@@ -30,9 +33,8 @@ const completion = (message: object) => ({
 
 test('instrument(registry) under runAgent telemetry: every execute_tool span is a child of invoke_agent, one trace, nothing printed', async () => {
   const otel = telemetry();
+  const { tracer } = otel;
   const { registry } = catalog();
-  const search = withToolSearch(registry, { alwaysLoaded: ['get_weather'], k: 1 });
-  const uninstrument = instrument(search.registry, { tracer: otel.tracer, meter: otel.meter });
   const fake = fakeFetch([
     {
       json: completion({
@@ -64,21 +66,21 @@ test('instrument(registry) under runAgent telemetry: every execute_tool span is 
     vi.spyOn(process.stderr, 'write'),
     ...(['log', 'info', 'warn', 'error', 'debug'] as const).map((method) => vi.spyOn(console, method)),
   ];
-  let result: Awaited<ReturnType<typeof runAgent>>;
-  try {
-    result = await runAgent({
-      model: openaiChat(new OpenAI({ apiKey: 'sk-test', fetch: fake.fetch, maxRetries: 0 }), {
-        model: 'gpt-5-mini',
-      }),
-      registry: search.registry,
-      activeTools: search.activeTools,
-      messages: [{ role: 'user', content: 'Weather in Paris, and 5 EUR in USD?' }],
-      telemetry: { tracer: otel.tracer, agentName: 'travel helper' },
-    });
-  } finally {
-    for (const spy of printed) spy.mockRestore();
-  }
-  for (const spy of printed) expect(spy).not.toHaveBeenCalled();
+  const openai = new OpenAI({ apiKey: 'sk-test', fetch: fake.fetch, maxRetries: 0 });
+  // #region docs
+  const search = withToolSearch(registry, { alwaysLoaded: ['get_weather'], k: 1 });
+  const uninstrument = instrument(search.registry, { tracer }); // execute_tool spans
+  const result = await runAgent({
+    model: openaiChat(openai, { model: 'gpt-5-mini' }),
+    registry: search.registry,
+    activeTools: search.activeTools,
+    messages: [{ role: 'user', content: 'Weather in Paris, and 5 EUR in USD?' }],
+    telemetry: { tracer, agentName: 'travel helper' }, // invoke_agent and chat spans
+  });
+  // #endregion docs
+  const writes = printed.map((spy) => spy.mock.calls.length);
+  for (const spy of printed) spy.mockRestore();
+  expect(writes).toEqual(printed.map(() => 0));
   expect(result.stopReason).toBe('text');
 
   const spans = otel.spans();

@@ -29,7 +29,6 @@ const offered = (body: Record<string, unknown>) =>
 
 test('runAgent over withToolSearch: the tool a search finds is offered from the next request on', async () => {
   const { registry, ran } = catalog();
-  const search = withToolSearch(registry, { alwaysLoaded: ['get_weather'], k: 1 });
   const fake = fakeFetch([
     {
       json: completion(
@@ -39,14 +38,16 @@ test('runAgent over withToolSearch: the tool a search finds is offered from the 
     { json: completion(call('call_2', 'convert_currency', { amount: 100, from: 'EUR', to: 'USD' })) },
     { json: completion({ content: '100 EUR is 110 USD.' }) },
   ]);
+  const openai = new OpenAI({ apiKey: 'sk-test', fetch: fake.fetch, maxRetries: 0 });
+  // #region docs
+  const search = withToolSearch(registry, { alwaysLoaded: ['get_weather'], k: 1 });
   const result = await runAgent({
-    model: openaiChat(new OpenAI({ apiKey: 'sk-test', fetch: fake.fetch, maxRetries: 0 }), {
-      model: 'gpt-5-mini',
-    }),
+    model: openaiChat(openai, { model: 'gpt-5-mini' }),
     registry: search.registry,
-    activeTools: search.activeTools,
+    activeTools: search.activeTools, // read again before every request
     messages: [{ role: 'user', content: 'How much is 100 EUR in USD?' }],
   });
+  // #endregion docs
   expect(result.stopReason).toBe('text');
   expect(result.text).toBe('100 EUR is 110 USD.');
   expect(ran).toEqual(['convert_currency:100EUR']);
