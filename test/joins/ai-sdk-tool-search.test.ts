@@ -3,6 +3,7 @@ import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { expect, test } from 'vitest';
 import { toAiSdkTools } from '../../src/ai-sdk/index.js';
+import { createTool, Registry } from '../../src/index.js';
 import { withToolSearch } from '../../src/search/index.js';
 import { catalog } from './support.js';
 
@@ -80,5 +81,59 @@ test('generateText with prepareStep over withToolSearch: the active set grows wi
   ]);
   const searched = result.steps[0]!.toolResults[0]!;
   expect(searched.output).toMatchObject({ ok: true, result: { tools: [{ name: 'translate_text' }] } });
+  search.close();
+});
+
+test('a tool whose name the ToolSet aliases (a dot) is offered once a search loads it', async () => {
+  // createTool takes a name as a foreign tool set (an MCP server) may give it.
+  const registry = new Registry().register(
+    createTool<{ amount: number; to: string }>(
+      {
+        name: 'money.convert',
+        category: 'read',
+        description: 'Convert an amount of money from one currency to another at today’s rate.',
+        parameters: {
+          type: 'object',
+          properties: {
+            amount: { type: 'number', description: 'The amount' },
+            to: { type: 'string', description: 'The currency wanted' },
+          },
+          required: ['amount', 'to'],
+          additionalProperties: false,
+        },
+      },
+      { execute: ({ amount, to }) => ({ amount, currency: to }) },
+    ),
+  );
+  const search = withToolSearch(registry);
+  const tools = toAiSdkTools(search.registry);
+  expect(Object.keys(tools)).toEqual(['money_convert', 'search_tools']);
+  // Under contract names, the loaded tool would match no key of the ToolSet.
+  search.load(['money.convert']);
+  expect(search.activeTools()).toEqual(['money.convert', 'search_tools']);
+  expect(search.activeTools('openai')).toEqual(['money_convert', 'search_tools']);
+  search.reset();
+  const mock = model([
+    { id: 's1', name: 'search_tools', input: { query: 'convert money' } },
+    { id: 'm1', name: 'money_convert', input: { amount: 3, to: 'USD' } },
+    'Done.',
+  ]);
+  const result = await generateText({
+    model: mock,
+    prompt: 'Convert 3 EUR to USD.',
+    tools,
+    stopWhen: stepCountIs(5),
+    // The ToolSet's keys are the names OpenAI accepts: ask for the active set under those names.
+    prepareStep: () => ({ activeTools: [...search.activeTools('openai')] }),
+  });
+  expect(mock.doGenerateCalls.map(toolNames).map((names) => [...names].sort())).toEqual([
+    ['search_tools'],
+    ['money_convert', 'search_tools'],
+    ['money_convert', 'search_tools'],
+  ]);
+  expect(result.steps[1]!.toolResults[0]!.output).toEqual({
+    ok: true,
+    result: { amount: 3, currency: 'USD' },
+  });
   search.close();
 });
