@@ -3,6 +3,7 @@ import { createTool } from '../define/create-tool.js';
 import type { AnyTool } from '../define/tool.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
+import { providerToolName } from '../schema/names.js';
 import { toProviderTools } from '../schema/to-provider-tools.js';
 import type { AnthropicTool, ProviderFormat, ProviderToolMap, SchemaOptions } from '../schema/types.js';
 import { closestNames } from '../util/closest.js';
@@ -38,8 +39,12 @@ export interface ToolSearch {
   readonly registry: Registry;
   /** The `search_tools` tool. */
   readonly tool: AnyTool;
-  /** Names of the tools to send on the next request: always-loaded ones, `search_tools`, and what searches loaded. */
-  activeTools(): readonly string[];
+  /**
+   * Names of the tools to send on the next request: always-loaded ones, `search_tools`, and what searches
+   * loaded. With a format, the names as that provider is sent them (a name it refuses, such as
+   * `math.factorial`, aliased as `schemas(format)` and `toAiSdkTools` alias it).
+   */
+  activeTools(format?: ProviderFormat): readonly string[];
   /** The contracts of the active set (with a format, in that provider's shape). */
   schemas(): readonly ToolContract[];
   schemas<F extends ProviderFormat>(format: F, options?: SchemaOptions): readonly ProviderToolMap[F][];
@@ -76,6 +81,7 @@ const MAX_QUERY_CHARS = 1_000;
  * @example
  * const search = withToolSearch(registry, { alwaysLoaded: ['read_file'], maxLoaded: 10 });
  * const tools = search.schemas('openai'); // read_file, search_tools, and whatever was found so far
+ * const active = search.activeTools('openai'); // the same names, as the ToolSet of toAiSdkTools keys them
  * const text = await search.registry.dispatch(call.name, call.arguments);
  */
 export function withToolSearch(registry: Registry, options: WithToolSearchOptions = {}): ToolSearch {
@@ -239,7 +245,8 @@ export function withToolSearch(registry: Registry, options: WithToolSearchOption
   return {
     registry,
     tool,
-    activeTools,
+    activeTools: (format) =>
+      format === undefined ? activeTools() : activeTools().map((name) => providerToolName(name, format)),
     schemas,
     anthropicNative(nativeOptions = {}) {
       const { variant = 'bm25', ...schemaOptions } = nativeOptions;

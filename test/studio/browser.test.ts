@@ -81,8 +81,9 @@ describe.skipIf(skip)('toolpact studio in Chromium', () => {
     await expect.poll(() => page.locator('.tool-list li').count()).toBe(1);
     expect(await page.locator('.tool-list li').getAttribute('data-tool')).toBe('search_notes');
     await page.locator('.filter-finding').selectOption('');
-    await page.locator('.filter-text').fill('file_path');
+    await page.locator('.filter-text').fill('pinned');
     await expect.poll(() => page.locator('.tool-list li').count()).toBe(1);
+    expect(await page.locator('.tool-list li').getAttribute('data-tool')).toBe('write_note');
   });
 
   test("each provider's payload on the page is exactly registry.schemas(format), with a diff against canonical", async () => {

@@ -211,14 +211,14 @@ describe('calls', () => {
   });
 });
 
-test('the text filter finds tools by name, description and parameter names, names first', async () => {
+test('the search ranks tools with the toolpact/search index, by name, description and parameters', async () => {
   const search = async (query: string) =>
     JSON.parse((await send(`${studio.url}api/search?q=${encodeURIComponent(query)}`)).text);
   expect(await search('note read')).toEqual({
-    engine: 'text',
-    names: ['read_note', 'search_notes', 'write_note'],
+    engine: 'index',
+    names: ['read_note', 'write_note', 'search_notes', 'delete_note'],
   });
-  expect((await search('file_path')).names).toEqual(['write_note']);
+  expect((await search('pinned author')).names[0]).toBe('write_note');
 });
 
 test('diffJson matches lines by their text, whatever their indentation', () => {
