@@ -197,17 +197,25 @@ export function createContractIndex(options: ToolIndexOptions = {}): ContractInd
           : undefined;
       const steps = useClauses ? queryClauses(query) : [];
       const queries = steps.length > 1 ? [query, ...steps] : [query];
-      const rankings = engine.rank(queries.map(tokenize), queries.length > 1 ? CLAUSE_DEPTH : k, filter);
-      return merge(rankings, k).map(({ result, score }) => {
-        const contract = contracts.get(result.id)!;
+      const tokens = queries.map(tokenize);
+      const rankings = engine.rank(tokens, queries.length > 1 ? CLAUSE_DEPTH : k, filter);
+      return merge(rankings, k).map(({ id, score, sources }) => {
+        const contract = contracts.get(id)!;
+        const terms = new Set<string>();
+        let mask = 0;
+        for (const source of sources) {
+          const match = engine.matches(id, tokens[source]!);
+          for (const term of match.terms) terms.add(term);
+          mask |= match.fields;
+        }
         return {
           name: contract.name,
           score,
           fields: TOOL_FIELDS.filter((field) => {
             const position = fields.indexOf(field);
-            return position >= 0 && (result.fields & (1 << position)) !== 0;
+            return position >= 0 && (mask & (1 << position)) !== 0;
           }),
-          terms: result.terms,
+          terms: [...terms],
           contract,
         };
       });
@@ -223,32 +231,32 @@ export function createContractIndex(options: ToolIndexOptions = {}): ContractInd
  * step's clear answer. (Merging by rank alone, reciprocal rank fusion, lost 0.1 to 0.2 of recall@5 on
  * Seal-Tools' dev queries: a step's fifth-best tool ranked as high as another's best.)
  */
-function merge(rankings: readonly TermHit[][], k: number): { result: TermHit; score: number }[] {
-  if (rankings.length === 1)
-    return rankings[0]!.slice(0, k).map((result) => ({ result, score: result.score }));
-  const fused = new Map<number, { result: TermHit; score: number }>();
-  for (const ranking of rankings) {
+function merge(rankings: readonly TermHit[][], k: number): Fused[] {
+  if (rankings.length === 1) {
+    return rankings[0]!.slice(0, k).map(({ id, score }) => ({ id, score, sources: [0] }));
+  }
+  const fused = new Map<number, Fused>();
+  rankings.forEach((ranking, source) => {
     const best = ranking[0]?.score ?? 1;
-    for (const result of ranking.slice(0, CLAUSE_DEPTH)) {
-      const scaled = result.score / best;
-      const entry = fused.get(result.id);
+    for (const { id, score } of ranking.slice(0, CLAUSE_DEPTH)) {
+      const scaled = score / best;
+      const entry = fused.get(id);
       if (!entry) {
-        fused.set(result.id, { result, score: scaled });
+        fused.set(id, { id, score: scaled, sources: [source] });
         continue;
       }
       entry.score = Math.max(entry.score, scaled) + AGREEMENT * Math.min(entry.score, scaled);
-      entry.result = {
-        ...result,
-        terms: union(entry.result.terms, result.terms),
-        fields: entry.result.fields | result.fields,
-      };
+      entry.sources.push(source);
     }
-  }
+  });
   return [...fused.values()].sort((a, b) => b.score - a.score).slice(0, k);
 }
 
-function union(a: readonly string[], b: readonly string[]): string[] {
-  return [...new Set([...a, ...b])];
+/** A tool of the merged ranking, with the rankings (by position) it came from. */
+interface Fused {
+  readonly id: number;
+  score: number;
+  readonly sources: number[];
 }
 
 function safely(filter: (contract: ToolContract) => boolean, contract: ToolContract): boolean {

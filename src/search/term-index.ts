@@ -13,10 +13,14 @@ export interface Bm25 {
   readonly b: number;
 }
 
-/** One document of a ranking: its id, its score, and its fields that matched each query term. */
+/** One document of a ranking: its id and its score. */
 export interface TermHit {
   readonly id: number;
   readonly score: number;
+}
+
+/** What of a query one document matched. */
+export interface TermMatch {
   /** The matched query terms, in query order. */
   readonly terms: readonly string[];
   /** Bit `i` set when field `i` matched one of `terms`. */
@@ -40,7 +44,8 @@ interface Contribution {
  * @example
  * const index = new TermIndex(2, [3, 1], { k1: 1.2, b: 0.7 });
  * index.add(0, [['weather'], ['city', 'weather']]);
- * index.rank([['weather', 'city']], 10); // [[{ id: 0, score: …, terms: ['weather', 'city'], fields: 3 }]]
+ * index.rank([['weather', 'city']], 10); // [[{ id: 0, score: … }]]
+ * index.matches(0, ['weather', 'city']); // { terms: ['weather', 'city'], fields: 3 }
  */
 export class TermIndex {
   /** Per term, one posting per field (undefined where the field never holds the term). */
@@ -52,6 +57,10 @@ export class TermIndex {
   private matched = new Int32Array(0);
   private masks = new Int32Array(0);
   private largestId = -1;
+  /** Per field, the length of that field in each document, by id. */
+  private readonly lengths: number[][];
+  /** Each term's contribution as last computed; emptied whenever a document comes or goes. */
+  private readonly contributions = new Map<string, Contribution>();
 
   constructor(
     private readonly fieldCount: number,
@@ -59,6 +68,7 @@ export class TermIndex {
     private readonly bm25: Bm25,
   ) {
     this.totalLength = new Array<number>(fieldCount).fill(0);
+    this.lengths = Array.from({ length: fieldCount }, () => []);
   }
 
   /** How many documents are indexed. */
@@ -89,9 +99,11 @@ export class TermIndex {
       }
       terms.push([...counts.keys()]);
       lengths.push(counts.size);
+      this.lengths[field]![id] = counts.size;
       this.totalLength[field]! += counts.size;
     }
     this.documents.set(id, { terms, lengths });
+    this.contributions.clear();
     this.largestId = Math.max(this.largestId, id);
   }
 
@@ -100,6 +112,7 @@ export class TermIndex {
     const document = this.documents.get(id);
     if (!document) return;
     this.documents.delete(id);
+    this.contributions.clear();
     for (let field = 0; field < this.fieldCount; field++) {
       this.totalLength[field]! -= document.lengths[field]!;
       for (const term of document.terms[field]!) {
@@ -125,8 +138,9 @@ export class TermIndex {
   ): TermHit[][] {
     const contributions = new Map<string, Contribution | undefined>();
     for (const query of queries) {
-      for (const term of query)
-        if (!contributions.has(term)) contributions.set(term, this.contribution(term));
+      for (const term of query) {
+        if (!contributions.has(term)) contributions.set(term, this.cachedContribution(term));
+      }
     }
     const verdicts = accept ? new Map<number, boolean>() : undefined;
     const allowed = (id: number): boolean => {
@@ -174,17 +188,19 @@ export class TermIndex {
       best.splice(at, 0, { id, score });
       if (best.length > depth) best.pop();
     }
-    return best.map(({ id, score }) => this.hit(id, score, multiplicity.keys()));
+    return best;
   }
 
-  private hit(id: number, score: number, queryTerms: Iterable<string>): TermHit {
+  /** The terms of `query` that document `id` holds, and the fields holding them. */
+  matches(id: number, query: readonly string[]): TermMatch {
     const terms: string[] = [];
+    const document = this.documents.get(id);
+    if (!document) return { terms, fields: 0 };
     let fields = 0;
-    for (const term of queryTerms) {
+    for (const term of new Set(query)) {
       const byField = this.postings.get(term);
       if (!byField) continue;
       let found = false;
-      const document = this.documents.get(id)!;
       for (let field = 0; field < this.fieldCount; field++) {
         if (byField[field] && this.weights[field]! > 0 && document.terms[field]!.includes(term)) {
           fields |= 1 << field;
@@ -193,12 +209,20 @@ export class TermIndex {
       }
       if (found) terms.push(term);
     }
-    return { id, score, terms, fields };
+    return { terms, fields };
   }
 
-  private contribution(term: string): Contribution | undefined {
-    const byField = this.postings.get(term);
-    if (!byField) return undefined;
+  private cachedContribution(term: string): Contribution | undefined {
+    const known = this.contributions.get(term);
+    if (known || !this.postings.has(term)) return known;
+    const contribution = this.contribution(term);
+    if (this.contributions.size >= CONTRIBUTION_LIMIT) this.contributions.clear();
+    this.contributions.set(term, contribution);
+    return contribution;
+  }
+
+  private contribution(term: string): Contribution {
+    const byField = this.postings.get(term)!;
     this.reserve();
     const { scores, masks } = this;
     const count = this.documents.size;
@@ -210,11 +234,12 @@ export class TermIndex {
       if (!posting || weight === 0) continue;
       const average = this.totalLength[field]! / count;
       const holders = posting.docs.length;
+      const lengths = this.lengths[field]!;
       const idf = Math.log(1 + (count - holders + 0.5) / (holders + 0.5));
       for (let at = 0; at < holders; at++) {
         const id = posting.docs[at]!;
         const frequency = posting.counts[at]!;
-        const length = this.documents.get(id)!.lengths[field]!;
+        const length = lengths[id]!;
         const norm = average > 0 ? length / average : 0;
         if (masks[id] === 0) touched.push(id);
         masks[id] = 1;
@@ -241,6 +266,9 @@ export class TermIndex {
     this.masks = new Int32Array(size);
   }
 }
+
+// Contributions kept at most: a cache of the common terms, not a second copy of the whole index.
+const CONTRIBUTION_LIMIT = 4_096;
 
 function beats(score: number, id: number, other: { id: number; score: number }): boolean {
   return score > other.score || (score === other.score && id < other.id);
