@@ -3,8 +3,8 @@
  *
  * 1. Recall on the 700 dev queries over all 4,076 tools: recall@5 and @10 over all gold tools, the
  *    share of queries whose every gold tool is in the top 10, for single-tool and multi-tool queries
- *    apart. The first row is the plain-BM25 floor, reproduced in this run with the same library
- *    (MiniSearch) on plain settings: name (camelCase and `_ . -` split), description, parameter names
+ *    apart. The first row is the plain-BM25 floor, reproduced in this run with the same index
+ *    on plain settings: name (camelCase and `_ . -` split), description, parameter names
  *    and parameter descriptions, every field weighed 1, no stop-words, no stemming, the query searched
  *    whole. Each next row adds one step of the default index.
  * 2. Speed and memory on 10,000 tools (Seal-Tools' tools, repeated under new names), default index

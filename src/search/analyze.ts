@@ -20,6 +20,17 @@ const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
 let segmenter: Intl.Segmenter | undefined;
 
+// The words of each run and the stem of each word seen, since a vocabulary repeats far more than it
+// grows; each cache starts over once it holds CACHE_LIMIT entries, so hostile input cannot grow it.
+const CACHE_LIMIT = 50_000;
+const RUNS = new Map<string, readonly string[]>();
+const STEMS = new Map<string, string>();
+
+function remember<Value>(cache: Map<string, Value>, key: string, value: Value): void {
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, value);
+}
+
 /**
  * The words of an identifier or a text: `getWaterQuality`, `get_water_quality`, `water.quality` and
  * `HTTPServer2` all split at their word boundaries, lower-cased; runs of Chinese (or another script
@@ -33,6 +44,12 @@ export function splitWords(text: string): string[] {
   const words: string[] = [];
   for (const match of text.matchAll(WORD)) {
     const run = match[0];
+    const known = RUNS.get(run);
+    if (known) {
+      for (const word of known) words.push(word);
+      continue;
+    }
+    const start = words.length;
     if (UNSPACED.test(run)) {
       segmenter ??= new Intl.Segmenter('zh', { granularity: 'word' });
       for (const piece of segmenter.segment(run)) {
@@ -41,6 +58,7 @@ export function splitWords(text: string): string[] {
     } else {
       pushIdentifier(run, words);
     }
+    remember(RUNS, run, words.slice(start));
   }
   return words;
 }
@@ -81,6 +99,14 @@ export function analyze(text: string, options: AnalyzeOptions = {}): string[] {
  * stemWord('running'); // 'run'
  */
 export function stemWord(word: string): string {
+  const known = STEMS.get(word);
+  if (known !== undefined) return known;
+  const stem = stemUncached(word);
+  remember(STEMS, word, stem);
+  return stem;
+}
+
+function stemUncached(word: string): string {
   if (word.length <= 3 || !/^[a-z]+$/.test(word)) return word;
   let stem = word;
   if (stem.endsWith('sses')) stem = stem.slice(0, -2);

@@ -1,10 +1,10 @@
-import MiniSearch, { type SearchResult } from 'minisearch';
 import type { ToolCategory, ToolContract } from '../contract/index.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
 import { type AnalyzeOptions, analyze } from './analyze.js';
 import { queryClauses } from './query-clauses.js';
-import { TOOL_FIELDS, type ToolDocument, type ToolField, toolDocument } from './tool-document.js';
+import { type TermHit, TermIndex } from './term-index.js';
+import { TOOL_FIELDS, type ToolField, toolDocument } from './tool-document.js';
 
 /** Options of {@link createToolIndex}. */
 export interface ToolIndexOptions extends AnalyzeOptions {
@@ -75,7 +75,7 @@ const AGREEMENT = 0.1;
 /**
  * Indexes every tool of a registry by name (split at `_ . -` and camelCase), title, description,
  * parameter names, parameter descriptions and enum values, each with its weight, and keeps the index
- * current as tools are registered and removed. Scoring is BM25 (MiniSearch's inverted index); a request
+ * current as tools are registered and removed. Scoring is BM25 over a flat inverted index; a request
  * of several steps is searched whole and step by step, the rankings merged.
  *
  * @example
@@ -135,15 +135,13 @@ export function createContractIndex(options: ToolIndexOptions = {}): ContractInd
   const tokenize = (text: string): string[] => analyze(text, analyzeOptions);
   const excluded = new Set(options.exclude ?? []);
   const useClauses = options.clauses !== false;
-  const bm25 = { k: options.bm25?.k1 ?? 1.2, b: options.bm25?.b ?? 0.7, d: 0 };
+  const bm25 = { k1: options.bm25?.k1 ?? 1.2, b: options.bm25?.b ?? 0.7 };
 
-  const engine = new MiniSearch<ToolDocument>({
-    fields,
-    idField: 'id',
-    tokenize,
-    processTerm: (term) => term,
-    searchOptions: { boost: weights, bm25, combineWith: 'OR' },
-  });
+  const engine = new TermIndex(
+    fields.length,
+    fields.map((field) => weights[field]),
+    bm25,
+  );
   /** The indexed contract of each document id, and the id of each indexed name. */
   const contracts = new Map<number, ToolContract>();
   const ids = new Map<string, number>();
@@ -154,23 +152,22 @@ export function createContractIndex(options: ToolIndexOptions = {}): ContractInd
     for (const contract of list) if (!excluded.has(contract.name)) current.set(contract.name, contract);
     for (const [name, id] of ids) {
       if (current.get(name) !== contracts.get(id)) {
-        engine.discard(id);
+        engine.remove(id);
         contracts.delete(id);
         ids.delete(name);
       }
     }
-    const added: ToolDocument[] = [];
     for (const [name, contract] of current) {
       if (ids.has(name)) continue;
       const id = nextId++;
       ids.set(name, id);
       contracts.set(id, contract);
-      added.push(toolDocument(id, contract));
+      const document = toolDocument(id, contract);
+      engine.add(
+        id,
+        fields.map((field) => tokenize(document[field])),
+      );
     }
-    if (added.length > 0) engine.addAll(added);
-  }
-  function rank(query: string, filter: ((result: SearchResult) => boolean) | undefined): SearchResult[] {
-    return engine.search(query, filter ? { filter } : {});
   }
 
   return {
@@ -191,25 +188,35 @@ export function createContractIndex(options: ToolIndexOptions = {}): ContractInd
       const accept = searchOptions.filter;
       const filter =
         categories || accept
-          ? (result: SearchResult) => {
-              const contract = contracts.get(result.id as number);
+          ? (id: number) => {
+              const contract = contracts.get(id);
               if (!contract) return false;
               if (categories && !categories.has(contract.category)) return false;
               return accept ? safely(accept, contract) : true;
             }
           : undefined;
-      const whole = rank(query, filter);
       const steps = useClauses ? queryClauses(query) : [];
-      const rankings = steps.length > 1 ? [whole, ...steps.map((step) => rank(step, filter))] : [whole];
-      return merge(rankings, k).map(({ result, score }) => {
-        const matched = new Set<string>();
-        for (const terms of Object.values(result.match)) for (const field of terms) matched.add(field);
+      const queries = steps.length > 1 ? [query, ...steps] : [query];
+      const tokens = queries.map(tokenize);
+      const rankings = engine.rank(tokens, queries.length > 1 ? CLAUSE_DEPTH : k, filter);
+      return merge(rankings, k).map(({ id, score, sources }) => {
+        const contract = contracts.get(id)!;
+        const terms = new Set<string>();
+        let mask = 0;
+        for (const source of sources) {
+          const match = engine.matches(id, tokens[source]!);
+          for (const term of match.terms) terms.add(term);
+          mask |= match.fields;
+        }
         return {
-          name: contracts.get(result.id as number)!.name,
+          name: contract.name,
           score,
-          fields: TOOL_FIELDS.filter((field) => matched.has(field)),
-          terms: result.terms,
-          contract: contracts.get(result.id as number)!,
+          fields: TOOL_FIELDS.filter((field) => {
+            const position = fields.indexOf(field);
+            return position >= 0 && (mask & (1 << position)) !== 0;
+          }),
+          terms: [...terms],
+          contract,
         };
       });
     },
@@ -224,32 +231,32 @@ export function createContractIndex(options: ToolIndexOptions = {}): ContractInd
  * step's clear answer. (Merging by rank alone, reciprocal rank fusion, lost 0.1 to 0.2 of recall@5 on
  * Seal-Tools' dev queries: a step's fifth-best tool ranked as high as another's best.)
  */
-function merge(rankings: readonly SearchResult[][], k: number): { result: SearchResult; score: number }[] {
-  if (rankings.length === 1)
-    return rankings[0]!.slice(0, k).map((result) => ({ result, score: result.score }));
-  const fused = new Map<number, { result: SearchResult; score: number }>();
-  for (const ranking of rankings) {
+function merge(rankings: readonly TermHit[][], k: number): Fused[] {
+  if (rankings.length === 1) {
+    return rankings[0]!.slice(0, k).map(({ id, score }) => ({ id, score, sources: [0] }));
+  }
+  const fused = new Map<number, Fused>();
+  rankings.forEach((ranking, source) => {
     const best = ranking[0]?.score ?? 1;
-    for (const result of ranking.slice(0, CLAUSE_DEPTH)) {
-      const scaled = result.score / best;
-      const entry = fused.get(result.id as number);
+    for (const { id, score } of ranking.slice(0, CLAUSE_DEPTH)) {
+      const scaled = score / best;
+      const entry = fused.get(id);
       if (!entry) {
-        fused.set(result.id as number, { result, score: scaled });
+        fused.set(id, { id, score: scaled, sources: [source] });
         continue;
       }
       entry.score = Math.max(entry.score, scaled) + AGREEMENT * Math.min(entry.score, scaled);
-      entry.result = {
-        ...result,
-        terms: union(entry.result.terms, result.terms),
-        match: { ...entry.result.match, ...result.match },
-      };
+      entry.sources.push(source);
     }
-  }
+  });
   return [...fused.values()].sort((a, b) => b.score - a.score).slice(0, k);
 }
 
-function union(a: readonly string[], b: readonly string[]): string[] {
-  return [...new Set([...a, ...b])];
+/** A tool of the merged ranking, with the rankings (by position) it came from. */
+interface Fused {
+  readonly id: number;
+  score: number;
+  readonly sources: number[];
 }
 
 function safely(filter: (contract: ToolContract) => boolean, contract: ToolContract): boolean {

@@ -1,6 +1,6 @@
 /**
  * `toolpact/search`: find the few tools a request needs among thousands, and show the model only
- * those. A lexical index over each tool's contract (MiniSearch's BM25 with tool-shaped fields), a
+ * those. A lexical index over each tool's contract (BM25 over tool-shaped fields), a
  * pluggable retriever with a hybrid combiner for your own embedder, and `withToolSearch`, which gives
  * the model a `search_tools` tool and keeps the set of tools it is shown.
  */

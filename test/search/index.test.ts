@@ -120,6 +120,27 @@ describe('createToolIndex', () => {
     live.register(convert);
     expect(liveIndex.size).toBe(1);
   });
+  it('after tools come and go, scores exactly as an index built afresh', () => {
+    const live = new Registry().register(weather, convert, deleteFile, chinese);
+    const liveIndex = createToolIndex(live);
+    const query = 'Convert the money, then get the weather forecast for a city. Finally delete the file.';
+    const first = liveIndex.search(query);
+    live.unregister('getWeatherForecast');
+    live.unregister('delete_file');
+    expect(liveIndex.search(query).map((hit) => hit.name)).not.toContain('getWeatherForecast');
+    live.register(weather);
+    const fresh = createToolIndex(new Registry().register(convert, chinese, weather));
+    const strip = (hits: ReturnType<typeof liveIndex.search>) =>
+      hits.map(({ name, score, fields, terms }) => ({ name, score, fields, terms }));
+    expect(strip(liveIndex.search(query))).toEqual(strip(fresh.search(query)));
+    live.register(deleteFile);
+    expect(
+      strip(liveIndex.search(query))
+        .map((hit) => hit.name)
+        .sort(),
+    ).toEqual(first.map((hit) => hit.name).sort());
+    liveIndex.close();
+  });
   it('refuses weights that cannot work, naming the field', () => {
     expect(() => createToolIndex(registry, { weights: { name: -1 } })).toThrow(/"name" is -1/);
     const zero = Object.fromEntries(TOOL_FIELDS.map((field) => [field, 0]));
