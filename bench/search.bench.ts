@@ -12,8 +12,10 @@
  * 3. Tokens of one request for the workspace tools plus 500 Seal-Tools tools: everything, against
  *    withToolSearch with the workspace tools always loaded (before any search, and with 20 loaded).
  */
+
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import MiniSearch from 'minisearch';
 import workspace from '../examples/workspace/index.js';
 import type { ToolContract } from '../src/index.js';
 import { Registry } from '../src/index.js';
@@ -78,6 +80,18 @@ export default async function run(): Promise<void> {
       cells(recall.multi)[2]!,
     ]);
   }
+  const peer = miniSearchPeer(contracts);
+  const peerRecall = measureRecall(dev, peer);
+  const peerCells = (row: RecallRow) =>
+    [row.recallAt5, row.recallAt10, row.allFoundAt10].map((value) => value.toFixed(3));
+  rows.unshift([
+    'peer: MiniSearch, plain BM25, one text field',
+    ...peerCells(peerRecall.all),
+    peerCells(peerRecall.single)[0]!,
+    peerCells(peerRecall.single)[2]!,
+    peerCells(peerRecall.multi)[0]!,
+    peerCells(peerRecall.multi)[2]!,
+  ]);
   printRows(header, rows);
 
   const large = tenThousand(contracts);
@@ -113,6 +127,34 @@ export default async function run(): Promise<void> {
         ]);
       }
     }
+  }
+  {
+    const builds: number[] = [];
+    let bytesPerTool = 0;
+    let rank: ((query: string) => readonly string[]) | undefined;
+    for (let round = 0; round < 5; round++) {
+      rank = undefined;
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      const started = performance.now();
+      rank = miniSearchPeer(large);
+      builds.push(performance.now() - started);
+      gc();
+      bytesPerTool = (process.memoryUsage().heapUsed - before) / large.length;
+    }
+    for (const query of dev.slice(0, 50)) rank!(query.query);
+    const times = dev.map((query) => {
+      const start = performance.now();
+      rank!(query.query);
+      return performance.now() - start;
+    });
+    speed.unshift([
+      'peer: MiniSearch, plain BM25',
+      `${median(builds).toFixed(0)} ms`,
+      `${median(times).toFixed(3)} ms`,
+      `${quantile(times, 0.9).toFixed(3)} ms`,
+      `${(bytesPerTool / 1024).toFixed(1)} KiB`,
+    ]);
   }
   printRows(['index', 'index 10,000', 'query median', 'query p90', 'heap per tool'], speed);
 
@@ -155,6 +197,38 @@ export default async function run(): Promise<void> {
       ];
     }),
   );
+}
+
+/**
+ * The peer a user would reach for: MiniSearch's BM25 over one text field holding the name (camelCase
+ * and `_ . -` split), the description, and the parameters' names and descriptions; no field weights,
+ * no stop-words, no stemming, the request searched whole. Answers the top 10 names.
+ */
+function miniSearchPeer(contracts: readonly ToolContract[]): (query: string) => readonly string[] {
+  const split = (identifier: string) =>
+    identifier.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_.-]+/g, ' ');
+  const engine = new MiniSearch<{ id: number; name: string; text: string }>({
+    fields: ['text'],
+    storeFields: ['name'],
+  });
+  engine.addAll(
+    contracts.map((contract, id) => {
+      const properties = Object.entries(
+        (contract.parameters.properties ?? {}) as Record<string, { description?: string }>,
+      );
+      const parameters = properties.map(([name, schema]) => `${split(name)} ${schema.description ?? ''}`);
+      return {
+        id,
+        name: contract.name,
+        text: [split(contract.name), contract.description, ...parameters].join(' '),
+      };
+    }),
+  );
+  return (query) =>
+    engine
+      .search(query)
+      .slice(0, 10)
+      .map((hit) => hit.name as string);
 }
 
 /** 10,000 contracts: the corpus, then again under new names, until there are enough. */
