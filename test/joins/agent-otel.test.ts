@@ -5,7 +5,7 @@ import { instrument } from '../../src/otel/index.js';
 import { withToolSearch } from '../../src/search/index.js';
 import { fakeFetch } from '../agent/support.js';
 import { telemetry, useAsyncContext } from '../otel/support.js';
-import { catalog } from './support.js';
+import { catalog, completion } from './support.js';
 
 let restoreContext: () => void;
 beforeAll(() => {
@@ -14,21 +14,6 @@ beforeAll(() => {
 afterAll(() => restoreContext());
 afterEach(() => {
   vi.restoreAllMocks();
-});
-
-const completion = (message: object) => ({
-  id: 'chatcmpl-J2',
-  object: 'chat.completion',
-  created: 1_764_000_000,
-  model: 'gpt-5-mini-2025-08-07',
-  choices: [
-    {
-      index: 0,
-      message: { role: 'assistant', content: null, refusal: null, ...message },
-      finish_reason: 'tool_calls' in message ? 'tool_calls' : 'stop',
-    },
-  ],
-  usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
 });
 
 test('instrument(registry) under runAgent telemetry: every execute_tool span is a child of invoke_agent, one trace, nothing printed', async () => {

@@ -3,22 +3,7 @@ import { expect, test } from 'vitest';
 import { openaiChat, runAgent } from '../../src/agent/index.js';
 import { withToolSearch } from '../../src/search/index.js';
 import { envelopeOf, fakeFetch } from '../agent/support.js';
-import { catalog } from './support.js';
-
-const completion = (message: object) => ({
-  id: 'chatcmpl-J1',
-  object: 'chat.completion',
-  created: 1_764_000_000,
-  model: 'gpt-5-mini-2025-08-07',
-  choices: [
-    {
-      index: 0,
-      message: { role: 'assistant', content: null, refusal: null, ...message },
-      finish_reason: 'tool_calls' in message ? 'tool_calls' : 'stop',
-    },
-  ],
-  usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
-});
+import { catalog, completion } from './support.js';
 
 const call = (id: string, name: string, args: object) => ({
   tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],

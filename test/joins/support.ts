@@ -57,3 +57,19 @@ export function catalog() {
   const registry = new Registry().register(weather, convert, translate, email);
   return { registry, ran };
 }
+
+/** A `chat.completion` answering with `message` (text, or `tool_calls`), as the OpenAI API documents it. */
+export const completion = (message: object) => ({
+  id: 'chatcmpl-J1',
+  object: 'chat.completion',
+  created: 1_764_000_000,
+  model: 'gpt-5-mini-2025-08-07',
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: null, refusal: null, ...message },
+      finish_reason: 'tool_calls' in message ? 'tool_calls' : 'stop',
+    },
+  ],
+  usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+});
