@@ -4,53 +4,7 @@ import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, test } from 'vitest';
 import { type ToolCallFailedError, toAiSdkTools } from '../../src/ai-sdk/index.js';
 import { createTool, defineTool, Registry, resolveEffects } from '../../src/index.js';
-import { notesWorkspace } from './support.js';
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-interface Call {
-  readonly id: string;
-  readonly name: string;
-  readonly input: unknown;
-}
-
-/** What the model answers on each turn: tool calls, or text. */
-type Turn = readonly Call[] | string;
-
-function toolCall(call: Call) {
-  return {
-    type: 'tool-call' as const,
-    toolCallId: call.id,
-    toolName: call.name,
-    input: typeof call.input === 'string' ? call.input : JSON.stringify(call.input),
-  };
-}
-
-/** The SDK's own mock model, answering turn after turn (non-streaming). */
-function generatingModel(turns: readonly Turn[]) {
-  let index = 0;
-  return new MockLanguageModelV3({
-    doGenerate: async () => {
-      const turn = turns[index++] ?? 'done';
-      return typeof turn === 'string'
-        ? {
-            content: [{ type: 'text', text: turn }],
-            finishReason: { unified: 'stop', raw: 'stop' },
-            usage,
-            warnings: [],
-          }
-        : {
-            content: turn.map(toolCall),
-            finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-            usage,
-            warnings: [],
-          };
-    },
-  });
-}
+import { generatingModel, notesWorkspace, type Turn, toolCall, usage } from './support.js';
 
 /** The same, streaming. */
 function streamingModel(turns: readonly Turn[]) {

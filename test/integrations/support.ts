@@ -1,3 +1,4 @@
+import { MockLanguageModelV3 } from 'ai/test';
 import * as z from 'zod';
 import { defineTool, Registry } from '../../src/index.js';
 import { approvalBridge } from '../../src/integrations/approval-bridge.js';
@@ -56,4 +57,53 @@ export function notesWorkspace() {
   const approvals = approvalBridge(gate);
   const registry = new Registry({ ...approvals.registryOptions }).register(readNote, writeNote, deleteNote);
   return { registry, approvals, gate, notes, runs };
+}
+
+/** Token usage as the AI SDK's mock model reports it. */
+export const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+
+/** One tool call the mock model makes. */
+export interface Call {
+  readonly id: string;
+  readonly name: string;
+  readonly input: unknown;
+}
+
+/** What the model answers on each turn: tool calls, or text. */
+export type Turn = readonly Call[] | string;
+
+/** A tool call as an AI SDK language model answers it. */
+export function toolCall(call: Call) {
+  return {
+    type: 'tool-call' as const,
+    toolCallId: call.id,
+    toolName: call.name,
+    input: typeof call.input === 'string' ? call.input : JSON.stringify(call.input),
+  };
+}
+
+/** The SDK's own mock model, answering turn after turn (non-streaming). */
+export function generatingModel(turns: readonly Turn[]) {
+  let index = 0;
+  return new MockLanguageModelV3({
+    doGenerate: async () => {
+      const turn = turns[index++] ?? 'done';
+      return typeof turn === 'string'
+        ? {
+            content: [{ type: 'text', text: turn }],
+            finishReason: { unified: 'stop', raw: 'stop' },
+            usage,
+            warnings: [],
+          }
+        : {
+            content: turn.map(toolCall),
+            finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+            usage,
+            warnings: [],
+          };
+    },
+  });
 }

@@ -1,37 +1,12 @@
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { generateText, stepCountIs } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, test } from 'vitest';
 import * as z from 'zod';
 import { toAiSdkTools } from '../../src/ai-sdk/index.js';
 import { type CallRecord, defineTool, Registry, type RegistryOptions } from '../../src/index.js';
+import { generatingModel } from '../integrations/support.js';
 
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-function model() {
-  let index = 0;
-  return new MockLanguageModelV3({
-    doGenerate: async () =>
-      index++ === 0
-        ? {
-            content: [
-              { type: 'tool-call', toolCallId: 'q1', toolName: 'get_quote', input: '{"symbol":"ACME"}' },
-            ],
-            finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-            usage,
-            warnings: [],
-          }
-        : {
-            content: [{ type: 'text', text: 'ok' }],
-            finishReason: { unified: 'stop', raw: 'stop' },
-            usage,
-            warnings: [],
-          },
-  });
-}
+const model = () => generatingModel([[{ id: 'q1', name: 'get_quote', input: { symbol: 'ACME' } }], 'ok']);
 
 /** A quote tool whose function answers a price as text, which its output schema says is a number. */
 function quotes(options: RegistryOptions = {}) {

@@ -1,46 +1,11 @@
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { generateText, stepCountIs } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
 import { expect, test } from 'vitest';
 import { toAiSdkTools } from '../../src/ai-sdk/index.js';
 import { createTool, Registry } from '../../src/index.js';
 import { withToolSearch } from '../../src/search/index.js';
+import { generatingModel } from '../integrations/support.js';
 import { catalog } from './support.js';
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-/** The SDK's mock model: one tool call per turn, then text. */
-function model(turns: readonly ({ id: string; name: string; input: object } | string)[]) {
-  let index = 0;
-  return new MockLanguageModelV3({
-    doGenerate: async () => {
-      const turn = turns[index++] ?? 'done';
-      return typeof turn === 'string'
-        ? {
-            content: [{ type: 'text', text: turn }],
-            finishReason: { unified: 'stop', raw: 'stop' },
-            usage,
-            warnings: [],
-          }
-        : {
-            content: [
-              {
-                type: 'tool-call',
-                toolCallId: turn.id,
-                toolName: turn.name,
-                input: JSON.stringify(turn.input),
-              },
-            ],
-            finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-            usage,
-            warnings: [],
-          };
-    },
-  });
-}
 
 const toolNames = (options: LanguageModelV3CallOptions | undefined) =>
   (options?.tools ?? []).map((tool) => tool.name);
@@ -48,9 +13,9 @@ const toolNames = (options: LanguageModelV3CallOptions | undefined) =>
 test('generateText with prepareStep over withToolSearch: the active set grows with what search_tools found', async () => {
   const { registry, ran } = catalog();
   const search = withToolSearch(registry, { alwaysLoaded: ['get_weather'], k: 1 });
-  const mock = model([
-    { id: 's1', name: 'search_tools', input: { query: 'translate a text into another language' } },
-    { id: 't1', name: 'translate_text', input: { text: 'good morning', language: 'German' } },
+  const mock = generatingModel([
+    [{ id: 's1', name: 'search_tools', input: { query: 'translate a text into another language' } }],
+    [{ id: 't1', name: 'translate_text', input: { text: 'good morning', language: 'German' } }],
     'Guten Morgen.',
   ]);
   const activeEachStep: string[][] = [];
@@ -113,9 +78,9 @@ test('a tool whose name the ToolSet aliases (a dot) is offered once a search loa
   expect(search.activeTools()).toEqual(['money.convert', 'search_tools']);
   expect(search.activeTools('openai')).toEqual(['money_convert', 'search_tools']);
   search.reset();
-  const mock = model([
-    { id: 's1', name: 'search_tools', input: { query: 'convert money' } },
-    { id: 'm1', name: 'money_convert', input: { amount: 3, to: 'USD' } },
+  const mock = generatingModel([
+    [{ id: 's1', name: 'search_tools', input: { query: 'convert money' } }],
+    [{ id: 'm1', name: 'money_convert', input: { amount: 3, to: 'USD' } }],
     'Done.',
   ]);
   const result = await generateText({
