@@ -1,4 +1,5 @@
 import type { Registry } from '../registry/registry.js';
+import type { ToolIndex } from '../search/index.js';
 
 /** How a text query was answered: by the `toolpact/search` index, or by plain text filtering. */
 export type SearchEngine = 'index' | 'text';
@@ -9,18 +10,9 @@ export interface StudioSearchResult {
   readonly names: readonly string[];
 }
 
-/** The part of `toolpact/search` the studio relies on: an index over a registry that ranks tools. */
-interface ToolIndexLike {
-  search(query: string, options?: { readonly k?: number }): Promise<readonly unknown[]> | readonly unknown[];
-}
-interface SearchModule {
-  createToolIndex(registry: Registry): ToolIndexLike | Promise<ToolIndexLike>;
-}
-
-// The search index lives in an optional part of the package; a build without it filters by text.
-const SEARCH_ENTRY = '../search/index.js';
-let searchModule: Promise<SearchModule | undefined> | undefined;
-const indexes = new WeakMap<Registry, Promise<ToolIndexLike | undefined>>();
+// The index is loaded with the first query, so a studio that is never searched never builds one.
+let searchModule: Promise<typeof import('../search/index.js') | undefined> | undefined;
+const indexes = new WeakMap<Registry, Promise<ToolIndex | undefined>>();
 
 /**
  * Finds tools by text: with `toolpact/search`'s index when that entry exists (ranked, following the
@@ -36,10 +28,7 @@ export async function searchStudioTools(registry: Registry, query: string): Prom
   const index = await indexOf(registry);
   if (index) {
     try {
-      const hits = await index.search(text, { k: registry.size });
-      const names = hits
-        .map(nameOfHit)
-        .filter((name): name is string => name !== undefined && registry.has(name));
+      const names = index.search(text, { k: registry.size }).map((hit) => hit.name);
       return { engine: 'index', names };
     } catch {
       // An index that fails answers as if it were absent.
@@ -58,16 +47,12 @@ export async function hasSearchIndex(): Promise<boolean> {
   return (await loadSearch()) !== undefined;
 }
 
-function loadSearch(): Promise<SearchModule | undefined> {
-  searchModule ??= import(SEARCH_ENTRY).then(
-    (module: Partial<SearchModule>) =>
-      typeof module.createToolIndex === 'function' ? (module as SearchModule) : undefined,
-    () => undefined,
-  );
+function loadSearch(): Promise<typeof import('../search/index.js') | undefined> {
+  searchModule ??= import('../search/index.js').catch(() => undefined);
   return searchModule;
 }
 
-async function indexOf(registry: Registry): Promise<ToolIndexLike | undefined> {
+async function indexOf(registry: Registry): Promise<ToolIndex | undefined> {
   const module = await loadSearch();
   if (!module) return undefined;
   let index = indexes.get(registry);
@@ -75,25 +60,10 @@ async function indexOf(registry: Registry): Promise<ToolIndexLike | undefined> {
     // An index that cannot be built is remembered as absent: the text filter answers instead.
     index = Promise.resolve()
       .then(() => module.createToolIndex(registry))
-      .then(
-        (built) => (typeof built?.search === 'function' ? built : undefined),
-        () => undefined,
-      );
+      .catch(() => undefined);
     indexes.set(registry, index);
   }
   return index;
-}
-
-function nameOfHit(hit: unknown): string | undefined {
-  if (typeof hit === 'string') return hit;
-  if (hit === null || typeof hit !== 'object') return undefined;
-  const record = hit as { name?: unknown; tool?: unknown; contract?: { name?: unknown } };
-  if (typeof record.name === 'string') return record.name;
-  if (typeof record.contract?.name === 'string') return record.contract.name;
-  const tool = record.tool as { contract?: { name?: unknown }; name?: unknown } | string | undefined;
-  if (typeof tool === 'string') return tool;
-  const name = tool?.contract?.name ?? tool?.name;
-  return typeof name === 'string' ? name : undefined;
 }
 
 function filterByText(registry: Registry, query: string): string[] {
