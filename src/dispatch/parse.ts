@@ -33,6 +33,11 @@ export type ParseOutcome =
   | { readonly kind: 'invalid_json'; readonly problem: JsonSyntaxProblem }
   | { readonly kind: 'invalid_arguments'; readonly issues: readonly ValidationIssue[] };
 
+/** Why arguments could not be read, as {@link readArguments} answers it. */
+export class ParseFailure {
+  constructor(readonly outcome: Exclude<ParseOutcome, { readonly kind: 'ok' }>) {}
+}
+
 /**
  * Turns what a provider sent into an arguments object. A JSON string is parsed; an empty string,
  * `null` or nothing means no arguments (`{}`); anything else must be a JSON object. The result is
@@ -40,9 +45,21 @@ export type ParseOutcome =
  * neither defaults nor the tool can change the caller's value.
  */
 export function parseArguments(raw: unknown, limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS): ParseOutcome {
+  const read = readArguments(raw, limits);
+  return read instanceof ParseFailure ? read.outcome : { kind: 'ok', value: read };
+}
+
+/**
+ * {@link parseArguments} for the call path: the arguments object itself, or a {@link ParseFailure}
+ * (never a plain object), so that a valid call allocates nothing to say so.
+ */
+export function readArguments(
+  raw: unknown,
+  limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS,
+): Record<string, unknown> | ParseFailure {
   let value: unknown;
   let owned = false;
-  if (raw === undefined || raw === null) return { kind: 'ok', value: {} };
+  if (raw === undefined || raw === null) return {};
   if (typeof raw === 'string') {
     if (raw.length > limits.maxBytes) {
       return tooLarge(`at most ${limits.maxBytes} characters of JSON`, `${raw.length} characters`);
@@ -51,63 +68,69 @@ export function parseArguments(raw: unknown, limits: ArgumentLimits = DEFAULT_AR
       value = JSON.parse(raw);
     } catch {
       // Blank text is no arguments; JSON.parse refuses it, so it is looked for only here.
-      if (raw.trim() === '') return { kind: 'ok', value: {} };
-      return { kind: 'invalid_json', problem: locateSyntaxError(raw) };
+      if (raw.trim() === '') return {};
+      return new ParseFailure({ kind: 'invalid_json', problem: locateSyntaxError(raw) });
     }
     owned = true;
   } else {
     value = raw;
   }
-  if (value === null) return { kind: 'ok', value: {} };
+  if (value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {
     const received = Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-    return {
+    return new ParseFailure({
       kind: 'invalid_arguments',
       issues: [makeIssue('invalid_type', [], 'an object whose keys are the parameter names', received)],
-    };
+    });
   }
   // Parsed values are ours already: a quick bounds check without paths, and the careful walk only to
   // say where, when something is wrong.
   if (owned) {
-    if (withinLimits(value, limits)) return { kind: 'ok', value: value as Record<string, unknown> };
+    if (withinLimits(value, limits)) return value as Record<string, unknown>;
   } else {
     const copy = copyWithinLimits(value, 0, limits.maxDepth, { nodes: limits.maxNodes });
-    if (copy !== OUT_OF_LIMITS) return { kind: 'ok', value: copy as Record<string, unknown> };
+    if (copy !== OUT_OF_LIMITS) return copy as Record<string, unknown>;
   }
   const walked = walk(value, limits, owned);
-  if ('issue' in walked) return { kind: 'invalid_arguments', issues: [walked.issue] };
-  return { kind: 'ok', value: walked.value as Record<string, unknown> };
+  if ('issue' in walked) return new ParseFailure({ kind: 'invalid_arguments', issues: [walked.issue] });
+  return walked.value as Record<string, unknown>;
 }
 
-function tooLarge(expected: string, received: string): ParseOutcome {
-  return { kind: 'invalid_arguments', issues: [makeIssue('too_large', [], expected, received)] };
+function tooLarge(expected: string, received: string): ParseFailure {
+  return new ParseFailure({
+    kind: 'invalid_arguments',
+    issues: [makeIssue('too_large', [], expected, received)],
+  });
 }
 
 const FORBIDDEN_KEYS = new Set(['__proto__']);
 
 /** True when a freshly parsed value is within the depth and size bounds and has no forbidden key. */
 function withinLimits(root: unknown, limits: ArgumentLimits): boolean {
-  nodesLeft = limits.maxNodes;
-  return checkNode(root, 0, limits.maxDepth);
+  nodesLeft = limits.maxNodes - 1;
+  return nodesLeft >= 0 && (root === null || typeof root !== 'object' || checkNode(root, 0, limits.maxDepth));
 }
 
 // The walk's node budget, kept outside an object: the walk is synchronous and runs on every call. A
 // parsed value has no getters, so nothing can run inside the walk and start another one.
 let nodesLeft = 0;
 
-function checkNode(node: unknown, depth: number, maxDepth: number): boolean {
-  if (--nodesLeft < 0) return false;
-  if (node === null || typeof node !== 'object') return true;
+// `node` is an object or an array at `depth`, already counted. Scalars are counted in the loops rather
+// than by a call each: arguments are mostly scalars.
+function checkNode(node: object, depth: number, maxDepth: number): boolean {
   if (depth >= maxDepth) return false;
   if (Array.isArray(node)) {
     for (let index = 0; index < node.length; index++) {
-      if (!checkNode(node[index], depth + 1, maxDepth)) return false;
+      const item: unknown = node[index];
+      if (--nodesLeft < 0) return false;
+      if (item !== null && typeof item === 'object' && !checkNode(item, depth + 1, maxDepth)) return false;
     }
     return true;
   }
   for (const key in node) {
-    if (key === '__proto__' || !checkNode((node as Record<string, unknown>)[key], depth + 1, maxDepth))
-      return false;
+    if (key === '__proto__' || --nodesLeft < 0) return false;
+    const item: unknown = (node as Record<string, unknown>)[key];
+    if (item !== null && typeof item === 'object' && !checkNode(item, depth + 1, maxDepth)) return false;
   }
   return true;
 }

@@ -17,52 +17,40 @@ export interface RunLimits {
  * AbortSignal is the most expensive object a call would otherwise create.
  */
 export class LazySignal {
-  #controller: AbortController | undefined;
-  #aborted = false;
-  #reason: unknown;
+  // Undefined until the signal is asked for or aborted: then its controller, or, when the abort came
+  // first, the reason the signal will carry once it is made.
+  #controller: AbortController | { readonly reason: unknown } | undefined;
 
   get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#reason);
-    }
-    return this.#controller.signal;
+    const state = this.#controller;
+    if (state instanceof AbortController) return state.signal;
+    const controller = new AbortController();
+    if (state) controller.abort(state.reason);
+    this.#controller = controller;
+    return controller.signal;
   }
 
   abort(reason: unknown): void {
-    this.#aborted = true;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
+    const state = this.#controller;
+    if (state instanceof AbortController) state.abort(reason);
+    else if (!state) this.#controller = { reason };
   }
 }
 
 /**
- * Runs `execute(args, context)`, where `context` is (or extends) the tool's own {@link LazySignal}, and
- * answers synchronously when the tool does. The outcome is decided by whichever comes first: the tool
- * settling, the timeout, or the caller's abort. The tool's signal is aborted in the latter two cases, so a
- * cooperative tool stops; an uncooperative one is left to finish in the background, and whatever it later
- * returns or throws is ignored. (Arguments and context are passed through rather than closed over: this
- * runs on every call.)
+ * Waits for what `execute(args, context)` started, where `context` is (or extends) the tool's own
+ * {@link LazySignal}. (A synchronous result or throw is settled by the caller, with no timer and no
+ * turn of the event loop.) The outcome is decided by whichever comes first: the tool settling, the
+ * timeout, or the caller's abort. The tool's signal is aborted in the latter two cases, so a
+ * cooperative tool stops; an uncooperative one is left to finish in the background, and whatever it
+ * later returns or throws is ignored.
  */
-export function runTool<A, C extends LazySignal>(
-  execute: (args: A, context: C) => unknown,
-  args: A,
-  context: C,
+export function settleRun(
+  started: PromiseLike<unknown>,
+  signal: LazySignal,
   limits: RunLimits,
-): RunOutcome | Promise<RunOutcome> {
+): Promise<RunOutcome> {
   const { signal: outer, timeoutMs } = limits;
-  if (outer?.aborted) return { kind: 'aborted' };
-  const signal: LazySignal = context;
-
-  let started: unknown;
-  try {
-    started = execute(args, context);
-  } catch (error) {
-    return { kind: 'threw', error };
-  }
-  // A synchronous result is settled here and now: no timer, no extra turn of the event loop.
-  if (!isPromiseLike(started)) return { kind: 'returned', value: started };
-
   const hasTimeout = timeoutMs !== undefined && Number.isFinite(timeoutMs) && timeoutMs > 0;
   if (!hasTimeout && !outer) {
     return Promise.resolve(started).then(returned, threw);
@@ -82,6 +70,10 @@ export function runTool<A, C extends LazySignal>(
       signal.abort(outer?.reason);
       finish({ kind: 'aborted' });
     };
+    if (outer?.aborted) {
+      onAbort();
+      return;
+    }
     if (hasTimeout) {
       timer = setTimeout(() => {
         signal.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError'));
@@ -96,7 +88,8 @@ export function runTool<A, C extends LazySignal>(
   });
 }
 
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+/** True for anything `await` would wait for. */
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (
     value !== null &&
     (typeof value === 'object' || typeof value === 'function') &&

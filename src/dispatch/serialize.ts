@@ -31,32 +31,32 @@ const FAST_DEPTH = 200;
  * are like this, and then no copy is made.
  */
 function isPlainJson(value: unknown, depth: number): boolean {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return true;
-    case 'number':
-      return Number.isFinite(value);
-    case 'object': {
-      if (value === null) return true;
-      if (depth > FAST_DEPTH) return false;
-      if (Array.isArray(value)) {
-        for (let index = 0; index < value.length; index++) {
-          if (!isPlainJson(value[index], depth + 1)) return false;
-        }
-        return true;
-      }
-      const prototype = Object.getPrototypeOf(value);
-      if (prototype !== Object.prototype && prototype !== null) return false;
-      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
-      for (const key in value) {
-        if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
-      }
-      return true;
+  return typeof value === 'object' ? isPlainContainer(value, depth) : isPlainScalar(value);
+}
+
+function isPlainScalar(value: unknown): boolean {
+  return typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value);
+}
+
+// Scalars are checked in the loops rather than by a call each: results are mostly scalars.
+function isPlainContainer(value: object | null, depth: number): boolean {
+  if (value === null) return true;
+  if (depth > FAST_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      if (typeof item === 'object' ? !isPlainContainer(item, depth + 1) : !isPlainScalar(item)) return false;
     }
-    default:
-      return false;
+    return true;
   }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const key in value) {
+    const item: unknown = (value as Record<string, unknown>)[key];
+    if (typeof item === 'object' ? !isPlainContainer(item, depth + 1) : !isPlainScalar(item)) return false;
+  }
+  return true;
 }
 
 function convertSlowly(value: unknown): JsonValue {

@@ -3,7 +3,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../contract/index.js';
 import { makeIssue } from './make-issue.js';
 import type { JsonValue } from './serialize.js';
-import { issuesFromAjv, sharedResultAjv } from './validate-json-schema.js';
+import { ajvFor, issuesFromAjv } from './validate-json-schema.js';
 import { issuesFromStandardSchema } from './validate-standard-schema.js';
 import type { ValidationResult } from './validation.js';
 
@@ -45,7 +45,7 @@ function compileLazily(schema: JsonSchema): (result: JsonValue) => ValidationRes
   return (result) => {
     if (!compiled && broken === undefined) {
       try {
-        compiled = sharedResultAjv().compile(schema as object);
+        compiled = ajvFor(schema, 'results').compile(schema as object);
       } catch (error) {
         broken = error instanceof Error ? error.message : String(error);
       }

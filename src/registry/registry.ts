@@ -14,10 +14,16 @@ import {
 } from '../dispatch/errors.js';
 import type { Approver, BeforeCallHook, GateDecision, GateRequest } from '../dispatch/gate.js';
 import type { ValidationIssue } from '../dispatch/issues.js';
-import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS, parseArguments } from '../dispatch/parse.js';
-import { LazySignal, type RunLimits, type RunOutcome, runTool } from '../dispatch/run.js';
+import {
+  type ArgumentLimits,
+  DEFAULT_ARGUMENT_LIMITS,
+  ParseFailure,
+  readArguments,
+} from '../dispatch/parse.js';
+import { isPromiseLike, LazySignal, type RunLimits, type RunOutcome, settleRun } from '../dispatch/run.js';
 import { CircularResultError, type JsonValue, toJsonValue } from '../dispatch/serialize.js';
 import { shortenJson } from '../dispatch/shorten-json.js';
+import { type ArgumentCheck, argumentCheckOf } from '../dispatch/validate-json-schema.js';
 import { jsonSchemaResultValidator, type ResultValidator } from '../dispatch/validate-result.js';
 import type { ValidationResult } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
@@ -155,13 +161,12 @@ const GATE_ERROR: GateDecision = {
  * // {"ok":true,"result":"# toolpact\n..."}
  */
 export class Registry {
-  readonly #tools = new Map<string, AnyTool>();
+  /** Each tool with what its calls read, under its name. */
+  readonly #tools = new Map<string, Entry>();
   readonly #options: RegistryOptions;
   readonly #limits: ArgumentLimits;
   readonly #maxResultChars: number;
   readonly #validateResults: ResultValidation;
-  /** Each tool's result check, made on its first result; null for a tool without a return schema. */
-  readonly #resultValidators = new WeakMap<AnyTool, ResultValidator | null>();
   readonly #listeners = new Set<() => void>();
   readonly #sessionApprovals = new Set<string>();
   #wrappers: readonly CallWrapper[] = [];
@@ -238,7 +243,8 @@ export class Registry {
       }
     }
     for (const [key, name] of keys) this.#nameKeys.set(key, name);
-    for (const tool of tools) this.#tools.set(tool.contract.name, tool);
+    for (const tool of tools)
+      this.#tools.set(tool.contract.name, new Entry(tool, this.#options, this.#validateResults));
     if (tools.length > 0) this.#changed();
     return this;
   }
@@ -255,7 +261,7 @@ export class Registry {
 
   /** The tool with that exact name, or undefined. */
   get(name: string): AnyTool | undefined {
-    return typeof name === 'string' ? this.#tools.get(name) : undefined;
+    return typeof name === 'string' ? this.#tools.get(name)?.tool : undefined;
   }
 
   has(name: string): boolean {
@@ -264,7 +270,7 @@ export class Registry {
 
   /** Every registered tool, in registration order. */
   list(): AnyTool[] {
-    return [...this.#tools.values()];
+    return Array.from(this.#tools.values(), (entry) => entry.tool);
   }
 
   get size(): number {
@@ -428,31 +434,31 @@ export class Registry {
     const trace: Trace | undefined = recorded
       ? { arguments: undefined, decision: undefined, resultIssues: undefined }
       : undefined;
-    let tool: AnyTool | undefined;
+    let entry: Entry | undefined;
     let pending: Completed | Promise<Completed>;
     try {
-      tool = this.get(toolName);
-      pending = tool
-        ? this.#runTool(tool, args, options, trace)
+      entry = this.#tools.get(toolName);
+      pending = entry
+        ? this.#runTool(entry, args, options, trace)
         : failed(unknownToolFailure(toolName, closestNames(toolName, this.#tools.keys())));
     } catch (error) {
       pending = broken(toolName, error);
     }
     if (pending instanceof Promise) {
       return pending.then(
-        (completed) => this.#finish(completed, toolName, tool, options, trace, startedAt, withRecord),
+        (completed) => this.#finish(completed, toolName, entry, options, trace, startedAt, withRecord),
         (error: unknown) =>
-          this.#finish(broken(toolName, error), toolName, tool, options, trace, startedAt, withRecord),
+          this.#finish(broken(toolName, error), toolName, entry, options, trace, startedAt, withRecord),
       );
     }
-    return this.#finish(pending, toolName, tool, options, trace, startedAt, withRecord);
+    return this.#finish(pending, toolName, entry, options, trace, startedAt, withRecord);
   }
 
   /** Tells the observer, if there is one, how the call ended, and a wrapper too when `withRecord`. */
   #finish(
     completed: Completed,
     toolName: string,
-    tool: AnyTool | undefined,
+    entry: Entry | undefined,
     options: CallOptions,
     trace: Trace | undefined,
     startedAt: number,
@@ -462,7 +468,7 @@ export class Registry {
     const envelope = completed.envelope;
     const record: CallRecord = {
       tool: toolName,
-      category: tool?.contract.category,
+      category: entry?.contract.category,
       callId: options.callId,
       arguments: trace.arguments,
       decision: trace.decision,
@@ -484,72 +490,103 @@ export class Registry {
   // for an async tool and none of its own for the rest.
 
   #runTool(
-    tool: AnyTool,
+    entry: Entry,
     args: unknown,
     options: CallOptions,
     trace: Trace | undefined,
   ): Completed | Promise<Completed> {
-    const name = tool.contract.name;
-    const parsed = parseArguments(args, this.#limits);
-    if (parsed.kind === 'invalid_json') return failed(invalidJsonFailure(name, parsed.problem));
-    if (parsed.kind === 'invalid_arguments') return failed(invalidArgumentsFailure(name, parsed.issues));
-    if (trace) trace.arguments = parsed.value;
-    const validation = tool.validate(parsed.value);
+    const value = readArguments(args, this.#limits);
+    if (value instanceof ParseFailure) {
+      const failure = value.outcome;
+      return failure.kind === 'invalid_json'
+        ? failed(invalidJsonFailure(entry.name, failure.problem))
+        : failed(invalidArgumentsFailure(entry.name, failure.issues));
+    }
+    if (trace) trace.arguments = value;
+    // A JSON Schema tool's check answers without a result object; any other validator as it will.
+    const check = entry.check;
+    if (check !== undefined) {
+      const issues = check(value);
+      return issues
+        ? failed(invalidArgumentsFailure(entry.name, issues))
+        : this.#validated(entry, value, options, trace);
+    }
+    // Called as before the registry kept entries: on the tool object.
+    const validation = entry.validate.call(entry.tool, value);
     return validation instanceof Promise
-      ? validation.then((settled) => this.#validated(tool, settled, options, trace))
-      : this.#validated(tool, validation, options, trace);
+      ? validation.then((settled) => this.#validatedBy(entry, settled, options, trace))
+      : this.#validatedBy(entry, validation, options, trace);
   }
 
-  #validated(
-    tool: AnyTool,
+  #validatedBy(
+    entry: Entry,
     validation: ValidationResult<unknown>,
     options: CallOptions,
     trace: Trace | undefined,
   ): Completed | Promise<Completed> {
-    const name = tool.contract.name;
-    if (!validation.ok) return failed(invalidArgumentsFailure(name, validation.issues));
-    if (trace) trace.arguments = validation.value;
+    return validation.ok
+      ? this.#validated(entry, validation.value, options, trace)
+      : failed(invalidArgumentsFailure(entry.name, validation.issues));
+  }
+
+  /** After validation: `args` is what the tool receives. */
+  #validated(
+    entry: Entry,
+    args: unknown,
+    options: CallOptions,
+    trace: Trace | undefined,
+  ): Completed | Promise<Completed> {
+    const name = entry.name;
+    if (trace) trace.arguments = args;
     if (options.signal?.aborted) return failed(abortedFailure(name));
-    if (!this.#options.beforeCall) return this.#execute(tool, validation.value, options, trace);
+    if (!this.#options.beforeCall) return this.#execute(entry, args, options, trace);
     const request: GateRequest = {
-      tool: tool.contract,
-      meta: tool.meta,
-      arguments: validation.value,
+      tool: entry.contract,
+      meta: entry.tool.meta,
+      arguments: args,
       callId: options.callId,
       state: options.state,
     };
     const denial = this.#gate(request, trace);
     if (denial instanceof Promise) {
       return denial.then((settled) =>
-        settled ? failed(settled) : this.#execute(tool, validation.value, options, trace),
+        settled ? failed(settled) : this.#execute(entry, args, options, trace),
       );
     }
-    return denial ? failed(denial) : this.#execute(tool, validation.value, options, trace);
+    return denial ? failed(denial) : this.#execute(entry, args, options, trace);
   }
 
   #execute(
-    tool: AnyTool,
+    entry: Entry,
     args: unknown,
     options: CallOptions,
     trace: Trace | undefined,
   ): Completed | Promise<Completed> {
-    const contract = tool.contract;
-    const timeoutMs = tightest(tool.timeoutMs, options.timeoutMs, this.#options.defaultTimeoutMs);
-    const limits =
-      options.signal === undefined && timeoutMs === undefined
-        ? NO_LIMITS
-        : { signal: options.signal, timeoutMs };
-    const outcome = runTool(tool.execute, args, new ExecuteContext(contract, options, this), limits);
-    return outcome instanceof Promise
-      ? outcome.then((settled) => this.#settle(tool, settled, trace))
-      : this.#settle(tool, outcome, trace);
+    const outer = options.signal;
+    if (outer?.aborted) return failed(abortedFailure(entry.name));
+    const context = new ExecuteContext(entry.contract, options, this);
+    // Called as a plain function, so the entry is never its `this`.
+    const execute = entry.execute;
+    let started: unknown;
+    try {
+      started = execute(args, context);
+    } catch (error) {
+      return failed(toolFailure(entry.name, error));
+    }
+    // A synchronous result is settled here and now: no timer, no extra turn of the event loop.
+    if (!isPromiseLike(started)) return this.#succeed(entry, started, trace);
+    const timeoutMs =
+      options.timeoutMs === undefined ? entry.timeoutMs : tighter(entry.timeoutMs, options.timeoutMs);
+    const limits: RunLimits =
+      outer === undefined && timeoutMs === undefined ? NO_LIMITS : { signal: outer, timeoutMs };
+    return settleRun(started, context, limits).then((outcome) => this.#settle(entry, outcome, trace));
   }
 
-  #settle(tool: AnyTool, outcome: RunOutcome, trace: Trace | undefined): Completed | Promise<Completed> {
-    const name = tool.contract.name;
+  #settle(entry: Entry, outcome: RunOutcome, trace: Trace | undefined): Completed | Promise<Completed> {
+    const name = entry.name;
     switch (outcome.kind) {
       case 'returned':
-        return this.#succeed(tool, outcome.value, trace);
+        return this.#succeed(entry, outcome.value, trace);
       case 'threw':
         return failed(toolFailure(name, outcome.error));
       case 'timeout':
@@ -640,49 +677,35 @@ export class Registry {
     return permissionDeniedFailure(name, answer.reason ?? 'the approver declined this call', decision.rule);
   }
 
-  #succeed(tool: AnyTool, value: unknown, trace: Trace | undefined): Completed | Promise<Completed> {
-    const name = tool.contract.name;
+  #succeed(entry: Entry, value: unknown, trace: Trace | undefined): Completed | Promise<Completed> {
     let result: JsonValue;
     try {
       result = toJsonValue(value);
     } catch (error) {
-      return failed(notSerializableFailure(name, serializationProblem(error)));
+      return failed(notSerializableFailure(entry.name, serializationProblem(error)));
     }
-    const checked =
-      this.#validateResults !== 'off' &&
-      (tool.validateResult !== undefined || tool.contract.returns?.schema !== undefined);
-    const validate = checked ? this.#resultValidator(tool) : null;
-    if (!validate) return this.#deliver(tool, result);
+    const validate = entry.checksResults ? entry.resultValidator() : null;
+    if (!validate) return this.#deliver(entry, result);
     const validation = validate(result);
     return validation instanceof Promise
-      ? validation.then((settled) => this.#checked(tool, result, settled, trace))
-      : this.#checked(tool, result, validation, trace);
-  }
-
-  #resultValidator(tool: AnyTool): ResultValidator | null {
-    let validate = this.#resultValidators.get(tool);
-    if (validate === undefined) {
-      const schema = tool.contract.returns?.schema;
-      validate = tool.validateResult ?? (schema ? jsonSchemaResultValidator(schema) : null);
-      this.#resultValidators.set(tool, validate);
-    }
-    return validate;
+      ? validation.then((settled) => this.#checked(entry, result, settled, trace))
+      : this.#checked(entry, result, validation, trace);
   }
 
   #checked(
-    tool: AnyTool,
+    entry: Entry,
     result: JsonValue,
     validation: ValidationResult<unknown>,
     trace: Trace | undefined,
   ): Completed {
-    const name = tool.contract.name;
+    const name = entry.name;
     if (!validation.ok) {
       if (trace) trace.resultIssues = validation.issues;
       return this.#validateResults === 'warn'
-        ? this.#deliver(tool, result)
+        ? this.#deliver(entry, result)
         : failed(invalidResultFailure(name));
     }
-    if (validation.value === result) return this.#deliver(tool, result);
+    if (validation.value === result) return this.#deliver(entry, result);
     // A schema library's output (keys stripped, defaults filled) is what the model reads.
     let output: JsonValue;
     try {
@@ -690,7 +713,7 @@ export class Registry {
     } catch (error) {
       return failed(notSerializableFailure(name, serializationProblem(error)));
     }
-    return this.#deliver(tool, output);
+    return this.#deliver(entry, output);
   }
 
   /**
@@ -698,12 +721,12 @@ export class Registry {
    * as a value when the tool has a return schema and the shorter value still matches it (so MCP can
    * still send it as `structuredContent`), else cut as text.
    */
-  #deliver(tool: AnyTool, result: JsonValue): Completed {
+  #deliver(entry: Entry, result: JsonValue): Completed {
     const resultText = JSON.stringify(result);
     if (resultText.length <= this.#maxResultChars - ENVELOPE_ROOM) {
-      return { envelope: { ok: true, result }, text: `{"ok":true,"result":${resultText}}` };
+      return new Delivered(result, `{"ok":true,"result":${resultText}}`);
     }
-    const schema = tool.contract.returns?.schema;
+    const schema = entry.contract.returns?.schema;
     const shortened =
       schema && result !== null && typeof result === 'object'
         ? this.#shorten(result, resultText.length, schema)
@@ -771,6 +794,66 @@ export class Registry {
         // A listener's failure must not break registration.
       }
     }
+  }
+}
+
+/** A success as the call path makes it: the text at once, the envelope object only when it is read. */
+class Delivered implements Completed {
+  readonly result: JsonValue;
+  readonly text: string;
+  #envelope: Envelope | undefined;
+
+  constructor(result: JsonValue, text: string) {
+    this.result = result;
+    this.text = text;
+    this.#envelope = undefined;
+  }
+
+  get envelope(): Envelope {
+    this.#envelope ??= { ok: true, result: this.result };
+    return this.#envelope;
+  }
+}
+
+/**
+ * A registered tool and what its calls read, fixed at registration: one shape for every tool, so the
+ * call path reads the same fields whatever optional keys each tool object has.
+ */
+class Entry {
+  readonly tool: AnyTool;
+  readonly contract: ToolContract;
+  readonly name: string;
+  readonly validate: AnyTool['validate'];
+  /** The validator's check without a result object, when it has one (JSON Schema tools). */
+  readonly check: ArgumentCheck | undefined;
+  readonly execute: AnyTool['execute'];
+  /** The tighter of the tool's own limit and the registry's default. */
+  readonly timeoutMs: number | undefined;
+  /** True when results are checked: the tool has an output schema and the registry checks them. */
+  readonly checksResults: boolean;
+  #resultValidator: ResultValidator | null | undefined;
+
+  constructor(tool: AnyTool, options: RegistryOptions, validateResults: ResultValidation) {
+    this.tool = tool;
+    this.contract = tool.contract;
+    this.name = tool.contract.name;
+    this.validate = tool.validate;
+    this.check = argumentCheckOf(tool.validate);
+    this.execute = tool.execute;
+    this.timeoutMs = tighter(tool.timeoutMs, options.defaultTimeoutMs);
+    this.checksResults =
+      validateResults !== 'off' &&
+      (tool.validateResult !== undefined || tool.contract.returns?.schema !== undefined);
+    this.#resultValidator = undefined;
+  }
+
+  /** The result check, made on the first result (a JSON Schema is compiled then). */
+  resultValidator(): ResultValidator | null {
+    if (this.#resultValidator === undefined) {
+      const schema = this.contract.returns?.schema;
+      this.#resultValidator = this.tool.validateResult ?? (schema ? jsonSchemaResultValidator(schema) : null);
+    }
+    return this.#resultValidator;
   }
 }
 
@@ -865,15 +948,7 @@ function failed(envelope: FailureEnvelope): Completed {
   return { envelope, text: JSON.stringify(envelope) };
 }
 
-// Three named arguments rather than a rest array: this runs on every call.
-function tightest(
-  first: number | undefined,
-  second: number | undefined,
-  third: number | undefined,
-): number | undefined {
-  return tighter(tighter(undefined, first), tighter(second, third));
-}
-
+/** The tighter of two time limits, where a limit that is not a positive finite number is none. */
 function tighter(a: number | undefined, b: number | undefined): number | undefined {
   if (!usable(a)) return usable(b) ? b : undefined;
   return usable(b) && (b as number) < (a as number) ? b : a;

@@ -390,6 +390,26 @@ describe('timeouts and aborts', () => {
     );
   });
 
+  test('a call whose signal is aborted while the tool starts ends as aborted, not never', async () => {
+    const controller = new AbortController();
+    let toolSignal: AbortSignal | undefined;
+    const abortsOnStart = defineTool({
+      name: 'aborts_on_start',
+      description: 'Aborts the caller as it starts, then never settles.',
+      category: 'read',
+      execute: (_args, context) => {
+        toolSignal = context.signal;
+        controller.abort(new Error('stop'));
+        return new Promise(() => {});
+      },
+    });
+    const envelope = await new Registry()
+      .register(abortsOnStart)
+      .call('aborts_on_start', {}, { signal: controller.signal });
+    expect(isErrorType(envelope, 'aborted')).toBe(true);
+    expect(toolSignal?.aborted).toBe(true);
+  });
+
   test('a rejection after the timeout is swallowed, not unhandled', async () => {
     const late = defineTool({
       name: 'late',
@@ -662,6 +682,32 @@ describe('observers', () => {
   });
 });
 
+describe('how execute and validate are called', () => {
+  test('execute runs as a plain function and validate on the tool object, as before', async () => {
+    let executeThis: unknown = 'unset';
+    let validateThis: unknown = 'unset';
+    const base = defineTool({
+      name: 'receivers',
+      description: 'Records the receivers it is called with.',
+      category: 'read',
+      execute: function (this: unknown) {
+        executeThis = this;
+        return 'done';
+      },
+    });
+    const tool: AnyTool = Object.freeze({
+      ...base,
+      validate(this: unknown, value: unknown) {
+        validateThis = this;
+        return { ok: true as const, value };
+      },
+    });
+    expect(await new Registry().register(tool).call('receivers', {})).toEqual({ ok: true, result: 'done' });
+    expect(executeThis).toBeUndefined();
+    expect(validateThis).toBe(tool);
+  });
+});
+
 describe('parameters named like Object.prototype members', () => {
   test('are required and typed as their own properties, never met through the prototype', async () => {
     const tool = defineTool({
@@ -684,5 +730,51 @@ describe('parameters named like Object.prototype members', () => {
       ok: true,
       result: { constructor: 'x' },
     });
+  });
+
+  test('anywhere in the schema: nested, in dependentRequired, and in results', async () => {
+    const tool = defineTool({
+      name: 'deep_protonames',
+      description: 'Awkward names below the root.',
+      category: 'read',
+      input: {
+        type: 'object',
+        properties: {
+          options: {
+            type: 'object',
+            properties: { valueOf: { type: 'integer' }, mode: { type: 'string' } },
+            dependentRequired: { mode: ['hasOwnProperty'] },
+          },
+        },
+        required: ['options'],
+      },
+      output: {
+        type: 'object',
+        properties: { toString: { type: 'string' } },
+        required: ['toString'],
+      },
+      // With a mode, a result that breaks the output schema on purpose.
+      execute: (args) =>
+        'mode' in args.options ? ({} as { toString: string }) : { toString: JSON.stringify(args.options) },
+    });
+    const registry = new Registry().register(tool);
+    expect(await registry.call('deep_protonames', { options: { valueOf: 3 } })).toEqual({
+      ok: true,
+      result: { toString: '{"valueOf":3}' },
+    });
+    // An inherited valueOf is not an integer given: the field counts only when it is sent.
+    expect(await registry.call('deep_protonames', { options: {} })).toEqual({
+      ok: true,
+      result: { toString: '{}' },
+    });
+    const missing = await registry.call('deep_protonames', { options: { mode: 'x' } });
+    // The inherited hasOwnProperty does not meet the dependency: only a sent one does.
+    expect(
+      isErrorType(missing, 'invalid_arguments') &&
+        missing.error.issues.map((issue) => [issue.path, issue.expected.includes('hasOwnProperty')]),
+    ).toEqual([['$.options', true]]);
+    // A result missing its inherited-looking key is refused, not met through the prototype.
+    const result = await registry.call('deep_protonames', { options: { mode: 'x', hasOwnProperty: 1 } });
+    expect(isErrorType(result, 'invalid_result')).toBe(true);
   });
 });
