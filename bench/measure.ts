@@ -53,6 +53,10 @@ export interface InterleavedCase {
   readonly name: string;
   readonly operation: () => unknown;
   readonly iterations: number;
+  /** Run before each of the case's turns, untimed (e.g. to empty an in-memory exporter). */
+  readonly beforeRound?: () => unknown;
+  /** Run at the end of each of the case's turns, timed with it (e.g. to flush a batch). */
+  readonly afterRound?: () => unknown;
 }
 
 /** What {@link interleave} measured for one case: nanoseconds per call in each round, wall and CPU. */
@@ -83,10 +87,12 @@ export async function interleave(
   for (let round = -warmup; round < rounds; round++) {
     for (let step = 0; step < cases.length; step++) {
       const index = (step + Math.max(round, 0)) % cases.length;
-      const { operation, iterations } = cases[index]!;
+      const { operation, iterations, beforeRound, afterRound } = cases[index]!;
+      await beforeRound?.();
       const cpuStarted = process.cpuUsage();
       const started = process.hrtime.bigint();
       for (let call = 0; call < iterations; call++) await operation();
+      await afterRound?.();
       const elapsed = Number(process.hrtime.bigint() - started);
       const used = process.cpuUsage(cpuStarted);
       if (round < 0) continue;
@@ -127,14 +133,18 @@ export function roundRatios(series: readonly number[], baseline: readonly number
  * Prints interleaved series: per case the median wall and CPU time per call with their interquartile
  * range over the rounds, and the median of the per-round ratios against `baseline` with their IQR.
  */
-export function printSpreadTable(series: readonly InterleavedSeries[], baseline: InterleavedSeries): void {
+export function printSpreadTable(
+  series: readonly InterleavedSeries[],
+  baseline: InterleavedSeries,
+  per = 'op',
+): void {
   const width = Math.max(...series.map((entry) => entry.name.length));
   const rounds = baseline.wall.length;
   process.stdout.write(
     `${rounds} interleaved rounds; median [IQR] over the rounds; ratios are per round against ${baseline.name}\n`,
   );
   process.stdout.write(
-    `${'case'.padEnd(width)}  ${'wall µs/op'.padStart(20)}  ${'cpu µs/op'.padStart(20)}  ${'wall ratio'.padStart(20)}  ${'cpu ratio'.padStart(20)}\n`,
+    `${'case'.padEnd(width)}  ${`wall µs/${per}`.padStart(20)}  ${`cpu µs/${per}`.padStart(20)}  ${'wall ratio'.padStart(20)}  ${'cpu ratio'.padStart(20)}\n`,
   );
   const micros = (spread: Spread) =>
     `${(spread.median / 1000).toFixed(2)} [${(spread.q1 / 1000).toFixed(2)}–${(spread.q3 / 1000).toFixed(2)}]`;

@@ -17,7 +17,7 @@ import type * as Root from '../src/index.js';
 import type * as Otel from '../src/otel/index.js';
 import type * as Policy from '../src/policy/index.js';
 import { telemetry, useAsyncContext } from '../test/otel/support.js';
-import { interleavedRounds, printRounds } from './interleave.js';
+import { interleave, printSpreadTable } from './measure.js';
 
 const dist = process.env.TOOLPACT_DIST;
 const from = (path: string) =>
@@ -57,34 +57,41 @@ export default async function run(): Promise<void> {
   process.stdout.write(
     `dispatch from ${dist ? `the build in ${dist}` : 'source (tsx)'}, ${iterations} calls a round, ${rounds} interleaved rounds\n\n`,
   );
-  printRounds(
-    await interleavedRounds(
-      [
-        { name: 'no instrumentation', operation: () => plain.dispatch('lookup', raw) },
-        { name: 'instrumented, no SDK registered', operation: () => noSdk.dispatch('lookup', raw) },
-      ],
-      { iterations, rounds },
-    ),
+  const bare = await interleave(
+    [
+      { name: 'no instrumentation', operation: () => plain.dispatch('lookup', raw), iterations },
+      {
+        name: 'instrumented, no SDK registered',
+        operation: () => noSdk.dispatch('lookup', raw),
+        iterations,
+      },
+    ],
+    { rounds },
   );
+  printSpreadTable(bare, bare[0]!);
 
   const restoreContext = useAsyncContext();
   const sdk = telemetry();
   const recorded = registry();
   instrument(recorded, { tracer: sdk.tracer, meter: sdk.meter });
   process.stdout.write('\n');
-  printRounds(
-    await interleavedRounds(
-      [
-        { name: 'no instrumentation (context manager on)', operation: () => plain.dispatch('lookup', raw) },
-        {
-          name: 'in-memory exporter: span + metrics',
-          operation: () => recorded.dispatch('lookup', raw),
-          beforeRound: () => sdk.clearSpans(),
-        },
-      ],
-      { iterations, rounds },
-    ),
+  const traced = await interleave(
+    [
+      {
+        name: 'no instrumentation (context manager on)',
+        operation: () => plain.dispatch('lookup', raw),
+        iterations,
+      },
+      {
+        name: 'in-memory exporter: span + metrics',
+        operation: () => recorded.dispatch('lookup', raw),
+        iterations,
+        beforeRound: () => sdk.clearSpans(),
+      },
+    ],
+    { rounds },
   );
+  printSpreadTable(traced, traced[0]!);
   if (sdk.spans().length !== iterations) throw new Error('the in-memory exporter missed spans');
   await sdk.shutdown();
   restoreContext();

@@ -21,8 +21,7 @@ import { type CallRecord, defineTool, Registry } from '../src/index.js';
 import { createOtelAuditSink } from '../src/otel/index.js';
 import { createPolicyGate, definePolicy, openAuditLog, openSqliteAuditLog } from '../src/policy/index.js';
 import { createBubblewrapSandbox } from '../src/sandbox/index.js';
-import { interleavedRounds, printRounds } from './interleave.js';
-import { type Measurement, measure, printTable } from './measure.js';
+import { interleave, measure, printSpreadTable, printTable, roundRatios, spreadOf } from './measure.js';
 
 const policy = definePolicy({
   rules: [
@@ -76,18 +75,20 @@ async function gateOverhead(dir: string): Promise<void> {
     }).register(tool);
     const check = JSON.parse(await gated.dispatch('read_file', args)) as { ok: boolean };
     if (!check.ok) throw new Error('the benchmark call was not allowed');
-    const [none, gate, logged] = await interleaved(
+    const series = await interleave(
       [
-        [`${label}: no gate`, () => plain.dispatch('read_file', args)],
-        [`${label}: policy gate`, () => gated.dispatch('read_file', args)],
-        [`${label}: gate + audit`, () => audited.dispatch('read_file', args)],
+        { name: `${label}: no gate`, operation: () => plain.dispatch('read_file', args), iterations },
+        { name: `${label}: policy gate`, operation: () => gated.dispatch('read_file', args), iterations },
+        { name: `${label}: gate + audit`, operation: () => audited.dispatch('read_file', args), iterations },
       ],
-      iterations,
-      15,
+      { rounds: 15 },
     );
-    printTable([none!.measurement, gate!.measurement, logged!.measurement], none!.measurement);
+    const [none, gate, logged] = series;
+    printSpreadTable(series, none!);
+    const overhead = (of: typeof none) => spreadOf(roundRatios(of!.wall, none!.wall)).median;
+    const extra = spreadOf(gate!.wall).median - spreadOf(none!.wall).median;
     process.stdout.write(
-      `  gate overhead ${pct(median(ratios(gate!, none!)))} (median of per-round ratios; ${((gate!.measurement.nsPerOp - none!.measurement.nsPerOp) / 1000).toFixed(2)} µs), with audit ${pct(median(ratios(logged!, none!)))}\n\n`,
+      `  gate overhead ${pct(overhead(gate))} (median of per-round ratios; ${(extra / 1000).toFixed(2)} µs), with audit ${pct(overhead(logged))}\n\n`,
     );
   }
   audit.close();
@@ -113,22 +114,21 @@ async function auditSinkThroughput(dir: string): Promise<void> {
   const otel = createOtelAuditSink({ logger: loggers.getLogger('toolpact') });
   const iterations = 5_000;
   process.stdout.write(`audit sinks: ${iterations} records a round, 9 interleaved rounds\n`);
-  printRounds(
-    await interleavedRounds(
-      [
-        { name: 'JSON Lines file', operation: () => file.observe(record) },
-        { name: 'SQLite (WAL)', operation: () => sqlite.observe(record) },
-        {
-          name: 'OpenTelemetry log records',
-          operation: () => otel.observe(record),
-          beforeRound: () => exporter.reset(),
-          afterRound: () => loggers.forceFlush(),
-        },
-      ],
-      { iterations, rounds: 9, warmup: 500 },
-    ),
-    { per: 'record' },
+  const sinks = await interleave(
+    [
+      { name: 'JSON Lines file', operation: () => file.observe(record), iterations },
+      { name: 'SQLite (WAL)', operation: () => sqlite.observe(record), iterations },
+      {
+        name: 'OpenTelemetry log records',
+        operation: () => otel.observe(record),
+        iterations,
+        beforeRound: () => exporter.reset(),
+        afterRound: () => loggers.forceFlush(),
+      },
+    ],
+    { rounds: 9, warmup: 1 },
   );
+  printSpreadTable(sinks, sinks[0]!, 'record');
   const kept = [file, sqlite, otel].map((sink) => sink.written());
   const lost = [file, sqlite, otel].reduce((total, sink) => total + sink.failed(), 0);
   if (lost > 0 || new Set(kept).size !== 1) throw new Error(`a sink lost records: kept ${kept.join(', ')}`);
@@ -169,47 +169,6 @@ async function sandboxStartup(dir: string): Promise<void> {
   process.stdout.write(
     `  sandbox start-up per run_command call: ${(sandboxed.nsPerOp / 1e6).toFixed(2)} ms (${((sandboxed.nsPerOp - direct.nsPerOp) / 1e6).toFixed(2)} ms more than a bare spawn)\n`,
   );
-}
-
-interface Series {
-  readonly measurement: Measurement;
-  /** Nanoseconds per call in each round, in round order. */
-  readonly rounds: readonly number[];
-}
-
-/**
- * Runs the cases round-robin (a round of each, then the next round), so a noisy neighbour slows
- * every case alike; the per-round ratio against the baseline is then steadier than two medians.
- */
-async function interleaved(
-  cases: readonly (readonly [string, () => Promise<unknown>])[],
-  iterations: number,
-  rounds: number,
-): Promise<Series[]> {
-  for (const [, operation] of cases)
-    for (let index = 0; index < Math.min(iterations, 2_000); index++) await operation();
-  const perCase = cases.map(() => [] as number[]);
-  for (let round = 0; round < rounds; round++) {
-    for (const [index, [, operation]] of cases.entries()) {
-      const started = process.hrtime.bigint();
-      for (let call = 0; call < iterations; call++) await operation();
-      perCase[index]!.push(Number(process.hrtime.bigint() - started) / iterations);
-    }
-  }
-  return cases.map(([name], index) => {
-    const series = perCase[index]!;
-    const nsPerOp = median(series);
-    return { measurement: { name, nsPerOp, opsPerSecond: 1e9 / nsPerOp }, rounds: series };
-  });
-}
-
-function ratios(series: Series, baseline: Series): number[] {
-  return series.rounds.map((value, index) => value / baseline.rounds[index]!);
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 function pct(ratio: number): string {

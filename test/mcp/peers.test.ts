@@ -7,25 +7,14 @@ import { Registry } from '../../src/index.js';
 import { lint } from '../../src/lint/index.js';
 import { importMcpTools, type McpImport } from '../../src/mcp/index.js';
 import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
-import { invalidMessages, type Recording, ROOT, recordingTransport } from './support/wire.js';
-
-// Real MCP servers as peers, started over stdio from node_modules (no network).
-const FILESYSTEM = join(
+import {
+  EVERYTHING,
+  FILESYSTEM,
+  invalidMessages,
+  type Recording,
   ROOT,
-  'node_modules',
-  '@modelcontextprotocol',
-  'server-filesystem',
-  'dist',
-  'index.js',
-);
-const EVERYTHING = join(
-  ROOT,
-  'node_modules',
-  '@modelcontextprotocol',
-  'server-everything',
-  'dist',
-  'index.js',
-);
+  recordingTransport,
+} from './support/wire.js';
 
 function peer(args: string[]) {
   return recordingTransport(

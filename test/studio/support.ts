@@ -1,19 +1,10 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 
 /** The repository's root, and the MCP server the tests import (started from node_modules, no network). */
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const EVERYTHING = join(
-  ROOT,
-  'node_modules',
-  '@modelcontextprotocol',
-  'server-everything',
-  'dist',
-  'index.js',
-);
+export { EVERYTHING, ROOT } from '../mcp/support/wire.js';
 
 /** Debian's Chromium, as `.ci/run` installs it; never a downloaded browser. */
 export const CHROMIUM = process.env.TOOLPACT_CHROMIUM ?? '/usr/bin/chromium';

@@ -10,6 +10,24 @@ import { CORPORA_DIR } from '../../support/corpora.js';
 /** Project root, from this file's location. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
+/** Real MCP servers the tests start as peers over stdio, from node_modules (no network). */
+export const FILESYSTEM = join(
+  ROOT,
+  'node_modules',
+  '@modelcontextprotocol',
+  'server-filesystem',
+  'dist',
+  'index.js',
+);
+export const EVERYTHING = join(
+  ROOT,
+  'node_modules',
+  '@modelcontextprotocol',
+  'server-everything',
+  'dist',
+  'index.js',
+);
+
 /** What went over one connection, in each direction. */
 export interface Recording {
   readonly sent: JSONRPCMessage[];
