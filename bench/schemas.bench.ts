@@ -28,9 +28,9 @@ import {
 } from '../src/index.js';
 import {
   countTokens,
-  type McpToolAnnotations,
-  mcpAnnotations,
+  type McpToolDefinition,
   providerToolName,
+  toMcpTool,
   toProviderTools,
 } from '../src/schema/index.js';
 import { bfclTool, loadBfcl } from '../test/support/bfcl.js';
@@ -88,12 +88,9 @@ function pickTools(): ToolContract[] {
 }
 
 /** The title and annotations our MCP output gives each contract, which the MCP peers are given too. */
-function mcpExtras(contract: ToolContract): { title?: string; annotations?: McpToolAnnotations } {
-  const annotations = mcpAnnotations(contract.effects);
-  return {
-    ...(contract.title ? { title: contract.title } : {}),
-    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
-  };
+function mcpExtras(contract: ToolContract): Pick<McpToolDefinition, 'title' | 'annotations'> {
+  const { title, annotations } = toMcpTool(contract, { returns: 'omit' });
+  return { ...(title ? { title } : {}), ...(annotations ? { annotations } : {}) };
 }
 
 /** The MCP SDK's tools/list entries, by name, for the contracts registered with their title and annotations. */

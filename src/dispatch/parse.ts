@@ -28,30 +28,21 @@ export interface JsonSyntaxProblem {
   readonly near: string;
 }
 
-export type ParseOutcome =
-  | { readonly kind: 'ok'; readonly value: Record<string, unknown> }
-  | { readonly kind: 'invalid_json'; readonly problem: JsonSyntaxProblem }
-  | { readonly kind: 'invalid_arguments'; readonly issues: readonly ValidationIssue[] };
-
 /** Why arguments could not be read, as {@link readArguments} answers it. */
 export class ParseFailure {
-  constructor(readonly outcome: Exclude<ParseOutcome, { readonly kind: 'ok' }>) {}
+  constructor(
+    readonly outcome:
+      | { readonly kind: 'invalid_json'; readonly problem: JsonSyntaxProblem }
+      | { readonly kind: 'invalid_arguments'; readonly issues: readonly ValidationIssue[] },
+  ) {}
 }
 
 /**
  * Turns what a provider sent into an arguments object. A JSON string is parsed; an empty string,
  * `null` or nothing means no arguments (`{}`); anything else must be a JSON object. The result is
  * checked against the limits and for prototype keys, and an object the caller passed is copied, so
- * neither defaults nor the tool can change the caller's value.
- */
-export function parseArguments(raw: unknown, limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS): ParseOutcome {
-  const read = readArguments(raw, limits);
-  return read instanceof ParseFailure ? read.outcome : { kind: 'ok', value: read };
-}
-
-/**
- * {@link parseArguments} for the call path: the arguments object itself, or a {@link ParseFailure}
- * (never a plain object), so that a valid call allocates nothing to say so.
+ * neither defaults nor the tool can change the caller's value. What went wrong comes back as a
+ * {@link ParseFailure} (never a plain object), so a valid call allocates nothing to say so.
  */
 export function readArguments(
   raw: unknown,

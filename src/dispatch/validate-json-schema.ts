@@ -37,7 +37,7 @@ let plainArguments: Ajv2020 | undefined;
 let plainResults: Ajv2020 | undefined;
 
 /**
- * The ajv that compiles a schema for values toolpact hands it: arguments after `parseArguments` and
+ * The ajv that compiles a schema for values toolpact hands it: arguments after `readArguments` and
  * results after `toJsonValue`, which are plain objects (own data properties, `__proto__` refused) whose
  * only inherited names are `Object.prototype`'s. A schema that mentions one of those names anywhere is
  * compiled to read own properties only, so that `required: ["constructor"]` is not met by `{}`; any

@@ -1,6 +1,6 @@
 import type { Envelope } from '../dispatch/envelope.js';
 import type { Approver, BeforeCallHook, GateDecision } from '../dispatch/gate.js';
-import { parseArguments } from '../dispatch/parse.js';
+import { ParseFailure, readArguments } from '../dispatch/parse.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { PolicyGate } from '../policy/policy-gate.js';
 import type { CallOptions, Registry, RegistryOptions } from '../registry/registry.js';
@@ -81,9 +81,9 @@ export function approvalBridge(
     async needsApproval(registry: Registry, name: string, args: unknown, callOptions: CallOptions = {}) {
       const tool = registry.get(name);
       if (!tool) return false;
-      const parsed = parseArguments(args);
-      if (parsed.kind !== 'ok') return false;
-      const validation = await tool.validate(parsed.value);
+      const parsed = readArguments(args);
+      if (parsed instanceof ParseFailure) return false;
+      const validation = await tool.validate(parsed);
       if (!validation.ok) return false;
       let decision: GateDecision | undefined;
       try {

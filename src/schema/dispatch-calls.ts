@@ -1,6 +1,6 @@
 import type { ToolContract } from '../contract/index.js';
 import type { Envelope } from '../dispatch/envelope.js';
-import { parseArguments } from '../dispatch/parse.js';
+import { ParseFailure, readArguments } from '../dispatch/parse.js';
 import type { CallOptions, Registry } from '../registry/registry.js';
 import { type ToolNameMap, toolNameMap } from './names.js';
 import { restoreStrictArguments } from './restore-strict.js';
@@ -79,10 +79,10 @@ export async function dispatchProviderCalls(
       let args = call.arguments;
       if (restore) {
         const contract = registry.get(tool)?.contract;
-        const parsed = parseArguments(args);
+        const parsed = readArguments(args);
         // A call that does not parse goes on as it came, so the registry answers with invalid_json.
-        if (contract && parsed.kind === 'ok')
-          args = restoreStrictArguments(parsed.value, contract.parameters);
+        if (contract && !(parsed instanceof ParseFailure))
+          args = restoreStrictArguments(parsed, contract.parameters);
       }
       const envelope = await registry.call(tool, args, { ...callOptions, callId: call.id });
       outcomes[index] = { call, tool, envelope, text: JSON.stringify(envelope) };
