@@ -35,19 +35,28 @@ export default async function setup(): Promise<void> {
   // Many tests read the shared corpora (BFCL, the JSON Schema Test Suite, the MCP wire schema,
   // Seal-Tools); without them the run would end in dozens of bare ENOENT errors.
   if (!existsSync(CORPORA_DIR)) {
-    throw new Error(
-      `The test corpora are missing: expected the folder shared/corpora beside the project (${relative(projectRoot, CORPORA_DIR)} from its root). Put the shared folder next to the checkout, then run npm test again.`,
+    stop(
+      `the test corpora are missing: expected the folder shared/corpora beside the project (${relative(projectRoot, CORPORA_DIR)} from its root). Put the shared folder next to the checkout, then run npm test again.`,
     );
   }
   const status = await probeBubblewrap();
   if (status.ok) return;
   const files = filesNeedingBubblewrap().join(', ');
   if (sandboxRequired()) {
-    throw new Error(
+    stop(
       `${REQUIRE_SANDBOX_VARIABLE} is set, so the sandbox tests (${files}) must run, but ${status.reason}. Install it with: ${INSTALL_BUBBLEWRAP}`,
     );
   }
   process.stdout.write(
     `toolpact: skipped the sandbox tests in ${files} (${status.reason}); to run them: ${INSTALL_BUBBLEWRAP}\n`,
   );
+}
+
+/**
+ * Ends the run before any test with one line saying why. (A thrown error would be printed after
+ * vitest's "No test files found" and with a stack trace, which both send a reader the wrong way.)
+ */
+function stop(message: string): never {
+  process.stderr.write(`toolpact: ${message}\n`);
+  process.exit(1);
 }
