@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/lint-bfcl.ts [seed]`: lints the BFCL corpus (../shared/corpora/bfcl) and prints the
+ * `npx tsx bench/lint-bfcl.ts [seed]`: lints the BFCL corpus (test/corpora/bfcl) and prints the
  * count of findings per rule, under `recommended` and under `strict`, then draws 20 error-level findings
  * at random (a fixed seed, so the draw can be repeated) with what is needed to judge each by hand.
  *

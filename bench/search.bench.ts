@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- search`: tool retrieval on Seal-Tools (../shared/corpora/seal-tools).
+ * `npm run bench -- search`: tool retrieval on Seal-Tools (test/corpora/seal-tools).
  *
  * 1. Recall on the 700 dev queries over all 4,076 tools: recall@5 and @10 over all gold tools, the
  *    share of queries whose every gold tool is in the top 10, for single-tool and multi-tool queries

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -7,7 +7,6 @@ import {
   REQUIRE_SANDBOX_VARIABLE,
   sandboxRequired,
 } from './support/bubblewrap.js';
-import { CORPORA_DIR } from './support/corpora.js';
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -32,13 +31,6 @@ function filesNeedingBubblewrap(): string[] {
 
 /** Says once, for the whole run, which tests a missing system package skips, or fails the run in CI. */
 export default async function setup(): Promise<void> {
-  // Many tests read the shared corpora (BFCL, the JSON Schema Test Suite, the MCP wire schema,
-  // Seal-Tools); without them the run would end in dozens of bare ENOENT errors.
-  if (!existsSync(CORPORA_DIR)) {
-    stop(
-      `the test corpora are missing: expected the folder shared/corpora beside the project (${relative(projectRoot, CORPORA_DIR)} from its root). Put the shared folder next to the checkout, then run npm test again.`,
-    );
-  }
   const status = await probeBubblewrap();
   if (status.ok) return;
   const files = filesNeedingBubblewrap().join(', ');

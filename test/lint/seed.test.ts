@@ -5,15 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { lint } from '../../src/lint/index.js';
 import { params, tool } from './support.js';
 
-// The seed's own example, read from the seed: read_file's docstring in registry.py's usage section.
+// The seed's own example, read from the seed: read_file's docstring in registry.py's usage section
+// (test/fixtures/seed/ keeps that excerpt of the seed verbatim; its README says where it comes from).
 const SEED = join(
   dirname(fileURLToPath(import.meta.url)),
   '..',
-  '..',
-  '..',
-  'shared',
+  'fixtures',
   'seed',
-  '4.1-registry-and-schema.zh.txt',
+  '4.1-registry-and-schema.excerpt.zh.txt',
 );
 const SEED_READ_FILE = /def read_file\(path: str\) -> str:\s*"""([\s\S]*?)"""/.exec(
   readFileSync(SEED, 'utf8'),

@@ -1,5 +1,5 @@
 /**
- * BFCL (../shared/corpora/bfcl): every function of the four categories converts for every provider;
+ * BFCL (test/corpora/bfcl): every function of the four categories converts for every provider;
  * the error diagnostics that remain are listed by code with the reason (EXPLAINED), anything else
  * fails. Every clean ground-truth call, sent through each provider's way back (strict round trip
  * included), still validates.

@@ -1,5 +1,5 @@
 /**
- * Seal-Tools (../shared/corpora/seal-tools): 4,076 tools and 700 dev queries with the tools each answer
+ * Seal-Tools (test/corpora/seal-tools): 4,076 tools and 700 dev queries with the tools each answer
  * calls, as toolpact tools and a retrieval measure. Only the dev split is here; the test splits are held
  * out. Python type names map to JSON Schema (`str` → string, `int` → integer, `float` → number, `bool`
  * → boolean, `list` → array, `dict` → object; anything else leaves the type open). Seal-Tools has no risk
