@@ -1,4 +1,5 @@
 import { relative, sep } from 'node:path';
+import type ts from 'typescript';
 
 /** The machine code of a problem `toolpact gen` found in a declaration. */
 export type ExtractDiagnosticCode =
@@ -11,6 +12,15 @@ export type ExtractDiagnosticCode =
   | 'invalid_name'
   | 'duplicate_name'
   | 'syntax_error';
+
+/**
+ * Reports a problem at a node: the extractor never throws for the source's types or comments, it
+ * reports what it cannot read and goes on, so every problem is found in one pass.
+ *
+ * @example
+ * report(parameter, 'unsupported_type', 'parameter "id" of tool "get_user" has type bigint, …', 'bigint');
+ */
+export type Report = (node: ts.Node, code: ExtractDiagnosticCode, message: string, type?: string) => void;
 
 /**
  * One problem in the source, as data: where it is (absolute file, 1-based line and column), its code,

@@ -1,7 +1,7 @@
 import ts from 'typescript';
+import type { Report } from './diagnostics.js';
 import { type DocTag, SCHEMA_TAGS } from './doc-tags.js';
 import { docText } from './doc-text.js';
-import type { Report } from './schema-builder.js';
 
 /**
  * The tags a tool's own doc comment carries besides `@param` and the schema tags of a parameter:

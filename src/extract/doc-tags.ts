@@ -1,5 +1,6 @@
 import type ts from 'typescript';
-import type { Report, SchemaNode, Site } from './schema-builder.js';
+import type { Report } from './diagnostics.js';
+import type { SchemaNode, Site } from './schema-node.js';
 
 /** A doc-comment tag: `@minimum 1` is `{ name: 'minimum', text: '1' }`, with the tag node when known. */
 export interface DocTag {

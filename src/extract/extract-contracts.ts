@@ -7,10 +7,9 @@ import {
   type GeneratedContracts,
   type GeneratedTool,
 } from '../typed/generated-contracts.js';
-import { type ExtractDiagnostic, sortDiagnostics } from './diagnostics.js';
+import { type ExtractDiagnostic, type Report, sortDiagnostics } from './diagnostics.js';
 import { findToolDeclarations } from './find-tool-declarations.js';
 import { readToolContract } from './read-tool-contract.js';
-import type { Report } from './schema-builder.js';
 
 /** What to extract from: source files, or a tsconfig (its files), and where the module goes. */
 export interface ExtractOptions {

@@ -1,5 +1,5 @@
 import ts from 'typescript';
-import type { Report } from './schema-builder.js';
+import type { Report } from './diagnostics.js';
 
 /** A function-like node the contract is read from. */
 export type ToolFunction =

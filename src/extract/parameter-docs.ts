@@ -1,7 +1,8 @@
 import ts from 'typescript';
+import type { Report } from './diagnostics.js';
 import { type OwnComment, type ParamDoc, readOwnComment } from './doc-comment.js';
 import { applyDocs } from './doc-tags.js';
-import type { Report, SchemaNode } from './schema-builder.js';
+import type { SchemaNode } from './schema-node.js';
 
 /**
  * The description and tags of each positional parameter: its own comment and its `@param` (with the

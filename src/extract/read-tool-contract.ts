@@ -1,12 +1,14 @@
 import ts from 'typescript';
 import { isToolCategory, type ToolExample } from '../contract/index.js';
 import type { CallShape, GeneratedContract, GeneratedTool } from '../typed/generated-contracts.js';
+import type { Report } from './diagnostics.js';
 import { type ParamDoc, readToolComment } from './doc-comment.js';
 import { applyDocs, parseValue } from './doc-tags.js';
 import { docText } from './doc-text.js';
 import type { ToolDeclaration } from './find-tool-declarations.js';
 import { applyObjectDocs, positionalDocs } from './parameter-docs.js';
-import { type Report, SchemaBuilder, type SchemaNode } from './schema-builder.js';
+import { SchemaBuilder } from './schema-builder.js';
+import type { SchemaNode } from './schema-node.js';
 
 /** A tool's generated entry (without its `source`) and the texts its part of the inputs hash is made of. */
 export interface ReadTool {

@@ -1,15 +1,10 @@
 import ts from 'typescript';
 import type { ArgumentPath } from '../typed/generated-contracts.js';
-import type { ExtractDiagnosticCode } from './diagnostics.js';
+import type { Report } from './diagnostics.js';
 import { readOwnComment } from './doc-comment.js';
 import { applyDocs } from './doc-tags.js';
 import { docText } from './doc-text.js';
-
-/** A schema node while it is being built (keys are added, and reused types become `$ref`s at the end). */
-export type SchemaNode = { [keyword: string]: unknown };
-
-/** Reports a problem at a node; the builder never throws for the source's types. */
-export type Report = (node: ts.Node, code: ExtractDiagnosticCode, message: string, type?: string) => void;
+import type { SchemaNode, Site } from './schema-node.js';
 
 interface NamedEntry {
   readonly name: string;
@@ -19,17 +14,6 @@ interface NamedEntry {
   converting: boolean;
   relativeDates: ArgumentPath[];
   containsDates: boolean;
-}
-
-/** Where a type is being converted: the node to report at, a phrase for messages, the argument path. */
-export interface Site {
-  readonly at: ts.Node;
-  /** e.g. `parameter "range" of tool "read_file"`. */
-  readonly what: string;
-  /** The argument path, or undefined for the return schema (no dates are converted there). */
-  readonly path: ArgumentPath | undefined;
-  /** The type as written, when known: the checker orders union members its own way, the source does not. */
-  readonly typeNode?: ts.TypeNode | undefined;
 }
 
 const MAX_DEPTH = 64;
