@@ -43,6 +43,7 @@ export type { FromJsonSchema } from './define/from-json-schema.js';
 export { type AnyTool, isTool, type Tool, type ToolExecuteContext, type ToolMeta } from './define/tool.js';
 export {
   type AbortedError,
+  type ApprovalPendingError,
   type Envelope,
   type FailureEnvelope,
   FRAMEWORK_ERROR_TYPES,
@@ -54,6 +55,7 @@ export {
   type InvalidResultError,
   isErrorType,
   type PermissionDeniedError,
+  type RegistryClosedError,
   type ResultNotSerializableError,
   type SuccessEnvelope,
   type TimeoutError,
@@ -61,7 +63,17 @@ export {
   type Truncation,
   type UnknownToolError,
 } from './dispatch/envelope.js';
-export type { ApprovalAnswer, Approver, BeforeCallHook, GateDecision, GateRequest } from './dispatch/gate.js';
+export type {
+  ApprovalAnswer,
+  Approver,
+  AskHandler,
+  BeforeCallHook,
+  GateDecision,
+  GateRequest,
+  PauseAnswer,
+  PendingApproval,
+  ResumedDecision,
+} from './dispatch/gate.js';
 export type { IssueCode, ValidationIssue } from './dispatch/issues.js';
 export { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './dispatch/parse.js';
 export { type JsonValue, toJsonValue } from './dispatch/serialize.js';
@@ -79,7 +91,9 @@ export {
   type CallRecord,
   type CallStart,
   type CallWrapper,
+  type OwnedResource,
   Registry,
+  RegistryCloseError,
   type RegistryOptions,
   type ResultValidation,
 } from './registry/registry.js';

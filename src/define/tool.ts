@@ -1,7 +1,6 @@
 import type { ToolContract } from '../contract/index.js';
 import type { ResultValidator } from '../dispatch/validate-result.js';
 import type { ArgumentValidator } from '../dispatch/validation.js';
-import type { Registry } from '../registry/registry.js';
 
 /** The brand that marks a value as a toolpact tool (survives duplicate copies of the package). */
 export const TOOL_BRAND = Symbol.for('toolpact.tool');
@@ -16,9 +15,20 @@ export interface ToolExecuteContext {
   readonly callId: string | undefined;
   /** Whatever the caller passed as `state` to `dispatch`/`call` (a session, a user, a workspace). */
   readonly state: unknown;
-  /** The registry running this call; a delegating tool derives its sub-registry from it (`subset`). */
-  readonly registry?: Registry;
+  /**
+   * The `Registry` running this call; a delegating tool derives its sub-registry from it (`subset`).
+   * (Its type is filled in by the registry's module, see {@link ToolContextTypes}.)
+   */
+  readonly registry?: ToolContextTypes extends { readonly registry: infer R } ? R : unknown;
 }
+
+/**
+ * Types of {@link ToolExecuteContext} that the modules owning them add by declaration merging, so a
+ * tool's definition does not import the registry that runs it (the registry imports tools). The
+ * registry's module adds `registry: Registry`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by declaration merging.
+export interface ToolContextTypes {}
 
 /** Extra facts about a tool that are not part of what the model sees. */
 export interface ToolMeta {

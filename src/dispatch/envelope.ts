@@ -11,7 +11,9 @@ export type FrameworkErrorType =
   | 'timeout'
   | 'aborted'
   | 'result_not_serializable'
-  | 'invalid_result';
+  | 'invalid_result'
+  | 'registry_closed'
+  | 'approval_pending';
 
 /** Every framework error type, in a stable order (for docs and meta-tests). */
 export const FRAMEWORK_ERROR_TYPES: readonly FrameworkErrorType[] = Object.freeze([
@@ -23,6 +25,8 @@ export const FRAMEWORK_ERROR_TYPES: readonly FrameworkErrorType[] = Object.freez
   'aborted',
   'result_not_serializable',
   'invalid_result',
+  'registry_closed',
+  'approval_pending',
 ]);
 
 interface ErrorBase {
@@ -70,6 +74,21 @@ export interface ResultNotSerializableError extends ErrorBase {
 export interface InvalidResultError extends ErrorBase {
   readonly type: 'invalid_result';
 }
+/** The call came after its registry was closed: the tools and their connections are gone. */
+export interface RegistryClosedError extends ErrorBase {
+  readonly type: 'registry_closed';
+}
+/**
+ * The call needs a person's approval, which will be given elsewhere and later: it ended without
+ * running. Calling the same tool with the same arguments after the decision runs it.
+ */
+export interface ApprovalPendingError extends ErrorBase {
+  readonly type: 'approval_pending';
+  /** The pending approval's id, for whoever decides it, when the one who paused the call gave one. */
+  readonly approval?: string;
+  /** The rule that asked, when a policy names one. */
+  readonly rule?: string;
+}
 /** A failure of the tool itself: a thrown `Error` (type = its name) or a {@link ToolError}. */
 export interface ToolFailure extends ErrorBase {
   readonly type: string;
@@ -86,7 +105,9 @@ export type FrameworkError =
   | TimeoutError
   | AbortedError
   | ResultNotSerializableError
-  | InvalidResultError;
+  | InvalidResultError
+  | RegistryClosedError
+  | ApprovalPendingError;
 
 /** Marks where a large result was cut, so the model knows it saw only a part. */
 export interface Truncation {

@@ -1,10 +1,12 @@
 import type {
   AbortedError,
+  ApprovalPendingError,
   FailureEnvelope,
   InvalidArgumentsError,
   InvalidJsonError,
   InvalidResultError,
   PermissionDeniedError,
+  RegistryClosedError,
   ResultNotSerializableError,
   TimeoutError,
   ToolFailure,
@@ -74,6 +76,27 @@ export function permissionDeniedFailure(tool: string, reason: string, rule?: str
   return { ok: false, error };
 }
 
+export function approvalPendingFailure(
+  tool: string,
+  reason: string | undefined,
+  rule: string | undefined,
+  approval: string | undefined,
+  message: string | undefined,
+): FailureEnvelope {
+  const why = reason ? sanitizeMessage(reason) : '';
+  const words = message === undefined ? '' : sanitizeMessage(message);
+  const error: ApprovalPendingError = {
+    type: 'approval_pending',
+    tool,
+    message:
+      words ||
+      `The call to "${tool}" is waiting for a person's approval${why ? ` (${why})` : ''} and has not run. Once it is decided, call "${tool}" again with the same arguments to run it; until then, do not assume it had any effect.`,
+    ...(approval === undefined ? {} : { approval }),
+    ...(rule === undefined ? {} : { rule }),
+  };
+  return { ok: false, error };
+}
+
 export function timeoutFailure(tool: string, timeoutMs: number): FailureEnvelope {
   const error: TimeoutError = {
     type: 'timeout',
@@ -107,6 +130,15 @@ export function invalidResultFailure(tool: string): FailureEnvelope {
     type: 'invalid_result',
     tool,
     message: `"${tool}" ran, but its result does not match the tool's declared output schema, so it was withheld. This is a defect in the tool, not in your arguments: do not retry the same call. Choose another approach, or tell the user that "${tool}" returned a malformed result.`,
+  };
+  return { ok: false, error };
+}
+
+export function registryClosedFailure(tool: string): FailureEnvelope {
+  const error: RegistryClosedError = {
+    type: 'registry_closed',
+    tool,
+    message: `"${tool}" cannot be called: the tool set was closed, because the program is shutting down or released its tools. Do not retry; no tool can be called any more in this session.`,
   };
   return { ok: false, error };
 }

@@ -30,7 +30,42 @@ export type ApprovalAnswer =
   | { readonly action: 'allow'; readonly scope?: 'once' | 'session' }
   | { readonly action: 'deny'; readonly reason?: string };
 
+/** An `ask` of the gate, with everything needed to decide it now or later. */
+export type PendingApproval = GateRequest & { readonly decision: GateDecision & { action: 'ask' } };
+
 /** Decides an `ask`: a person at a terminal, a UI, an MCP elicitation. */
-export type Approver = (
-  request: GateRequest & { readonly decision: GateDecision & { action: 'ask' } },
-) => ApprovalAnswer | Promise<ApprovalAnswer>;
+export type Approver = (request: PendingApproval) => ApprovalAnswer | Promise<ApprovalAnswer>;
+
+/**
+ * Ends the call now, before it runs, with an `approval_pending` envelope: the decision is made
+ * elsewhere and later, and a later call brings it back (`CallOptions.resume`). `approval` names the
+ * pending approval for whoever decides it; `message` replaces the envelope's default words.
+ */
+export interface PauseAnswer {
+  readonly action: 'pause';
+  readonly approval?: string;
+  readonly message?: string;
+}
+
+/**
+ * Answers an `ask` for one call (`CallOptions.onAsk`): decide now, like an {@link Approver}, or
+ * pause the call.
+ *
+ * @example
+ * // Queue the approval and end the call; a later call brings the decision back.
+ * const envelope = await registry.call('write_file', args, {
+ *   onAsk: (pending) => ({ action: 'pause', approval: queue.add(pending) }),
+ * });
+ * // … once a person has approved:
+ * await registry.call('write_file', args, { resume: { rule: envelope.error.rule, answer: { action: 'allow' } } });
+ */
+export type AskHandler = (
+  request: PendingApproval,
+) => ApprovalAnswer | PauseAnswer | Promise<ApprovalAnswer | PauseAnswer>;
+
+/** A decision on an `ask` that paused an earlier call, brought back by the call that resumes it. */
+export interface ResumedDecision {
+  /** The `rule` of the `ask` it answers (undefined for an ask without a rule). */
+  readonly rule: string | undefined;
+  readonly answer: ApprovalAnswer;
+}

@@ -1,3 +1,6 @@
+import type { ToolContract } from '../contract/index.js';
+import type { ToolExecuteContext } from '../define/tool.js';
+
 /** How a tool's run ended. */
 export type RunOutcome =
   | { readonly kind: 'returned'; readonly value: unknown }
@@ -103,4 +106,24 @@ function returned(value: unknown): RunOutcome {
 
 function threw(error: unknown): RunOutcome {
   return { kind: 'threw', error };
+}
+
+/** The context a tool's `execute` receives: it is the call's own lazy signal too, so one object serves both. */
+export class ExecuteContext extends LazySignal implements ToolExecuteContext {
+  readonly tool: ToolContract;
+  readonly callId: string | undefined;
+  readonly state: unknown;
+  readonly registry: ToolExecuteContext['registry'];
+  constructor(
+    tool: ToolContract,
+    callId: string | undefined,
+    state: unknown,
+    registry: ToolExecuteContext['registry'],
+  ) {
+    super();
+    this.tool = tool;
+    this.callId = callId;
+    this.state = state;
+    this.registry = registry;
+  }
 }
