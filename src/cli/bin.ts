@@ -22,3 +22,21 @@ const code = await execute(process.argv.slice(2), {
     : undefined,
 });
 process.exitCode = code;
+// The command has printed and closed what it loaded (bounded by a grace period). Whatever the module
+// left running besides (a socket, a timer, a child it never attached to its registry) must not keep a
+// one-shot command, or a stopped server, from ending: exit once stdout and stderr have been written out,
+// so piped output is never cut.
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit(code);
+
+/** Resolves once everything written to `stream` so far has been handed to the OS (or cannot be). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || stream.writableEnded) return Promise.resolve();
+  return new Promise((resolve) => {
+    try {
+      stream.write('', () => resolve());
+    } catch {
+      resolve();
+    }
+  });
+}

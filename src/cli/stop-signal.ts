@@ -2,26 +2,30 @@ import { UsageError } from './io.js';
 
 /**
  * Resolves with the name of the first SIGINT or SIGTERM, for commands that run until stopped
- * (`serve`, `studio`); `dispose` removes the listeners.
+ * (`serve`, `studio`, `run`), which then close what they opened and return; `dispose` removes the
+ * listeners. Both listeners go at the first signal, so a second one ends the process at once the
+ * default way (a close that takes too long can always be cut short with another Ctrl-C).
  *
  * @example
  * const stop = stopSignal();
  * try { io.stderr(`stopped by ${await stop.signalled}\n`); } finally { stop.dispose(); }
  */
 export function stopSignal(): { signalled: Promise<string>; dispose: () => void } {
-  let onSignal: (signal: string) => void = () => {};
+  let resolveSignal: (signal: string) => void = () => {};
   const signalled = new Promise<string>((resolve) => {
-    onSignal = resolve;
+    resolveSignal = resolve;
   });
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    signalled,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
+  const dispose = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   };
+  function onSignal(signal: string): void {
+    dispose();
+    resolveSignal(signal);
+  }
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { signalled, dispose };
 }
 
 /**

@@ -67,7 +67,10 @@ export interface DroppedDefault extends BrokenDefault {
   readonly remoteName: string;
 }
 
-/** A live import: the tools are in the registry until `close()`. */
+/**
+ * A live import: the tools are in the registry until `close()`. The import is attached to its registry
+ * ({@link Registry.own}), so `registry.close()` closes it too.
+ */
 export interface McpImport {
   /** The label used in `meta.source` (`mcp:<label>`) and in prefixes. */
   readonly server: string;
@@ -81,7 +84,10 @@ export interface McpImport {
   readonly client: Client;
   /** Lists the server's tools again and replaces ours with them. */
   refresh(): Promise<void>;
-  /** Removes the tools from the registry and closes the connection. */
+  /**
+   * Removes the tools from the registry, detaches the import from it and closes the connection (a
+   * server started over stdio is stopped). Closing again answers the first close's promise.
+   */
   close(): Promise<void>;
 }
 
@@ -93,7 +99,8 @@ const MAX_PAGES = 100;
  * `meta.source = 'mcp:<server>'`. Arguments are validated locally (shared ajv, draft 2020-12) before
  * anything is sent, so a model's bad call never reaches the server; the registry's gate applies as to
  * any tool; a remote `isError` result becomes a failure envelope. The category is inferred from the
- * annotations for display only. Names that collide are prefixed (see `planNames`).
+ * annotations for display only. Names that collide are prefixed (see `planNames`). The import is
+ * attached to the registry, so `registry.close()` (or `await using registry`) also closes it.
  *
  * @example
  * const registry = new Registry({ beforeCall: policy });
@@ -101,13 +108,19 @@ const MAX_PAGES = 100;
  *   command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv/notes'],
  * }, { name: 'fs' });
  * await registry.dispatch('read_text_file', { path: '/srv/notes/todo.md' });
- * await fs.close();
+ * await fs.close(); // or registry.close(), which closes every import attached to it
  */
 export async function importMcpTools(
   registry: Registry,
   target: McpServerTarget,
   options: ImportMcpOptions = {},
 ): Promise<McpImport> {
+  if (registry.closed) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      'importMcpTools() was given a registry that is already closed, so the imported tools could never be called. Import into a new Registry.',
+    );
+  }
   const connection = await connectMcpServer(target);
   const client = connection.client;
   const serverInfo = client.getServerVersion();
@@ -117,9 +130,12 @@ export async function importMcpTools(
   let skipped: SkippedTool[] = [];
   let undescribed: string[] = [];
   let droppedDefaults: DroppedDefault[] = [];
+  let closing: Promise<void> | undefined;
 
   const load = async () => {
     const listed = await listAll(client, options.maxTools ?? DEFAULT_MAX_TOOLS);
+    // A listing that comes back after close() must not bring the tools back.
+    if (closing) return;
     const own = new Set(current.map((tool) => tool.name));
     const taken = new Set(
       registry
@@ -209,7 +225,7 @@ export async function importMcpTools(
       queue = queue.then(load).catch(() => {});
     });
   }
-  return {
+  const handle: McpImport = {
     server: label,
     serverInfo,
     tools: () => current,
@@ -218,12 +234,18 @@ export async function importMcpTools(
     droppedDefaults: () => droppedDefaults,
     client,
     refresh: load,
-    async close() {
-      for (const tool of current) registry.unregister(tool.name);
-      current = [];
-      await closeQuietly(connection);
+    close() {
+      closing ??= (async () => {
+        registry.disown(handle);
+        for (const tool of current) registry.unregister(tool.name);
+        current = [];
+        await closeQuietly(connection);
+      })();
+      return closing;
     },
   };
+  // The registry closes the connection when it closes (released at once if it closed meanwhile).
+  return registry.own(handle);
 }
 
 interface ToolContext {

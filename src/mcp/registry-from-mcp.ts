@@ -33,7 +33,7 @@ export function mcpTargetFromArgument(argument: string, cwd: string): McpServerT
 
 /**
  * A fresh registry holding the tools of a running MCP server (for `toolpact inspect --mcp`), and the
- * import, whose `close()` ends the connection.
+ * import, which is attached to the registry: closing either one ends the connection.
  *
  * @example
  * const { registry, imported } = await registryFromMcp('npx -y @modelcontextprotocol/server-everything', cwd);

@@ -4,7 +4,8 @@ import type { StudioSource } from './start-studio.js';
 
 /**
  * The `load` of a studio that shows an MCP server's tools: a registry with the studio's gate, filled
- * by `importMcpTools` (following the server's `list_changed`), whose connection closes with the source.
+ * by `importMcpTools` (following the server's `list_changed`). Closing the source closes that registry,
+ * and with it the import attached to it: the connection ends and a stdio server is stopped.
  * The MCP SDK loads only when this runs.
  *
  * @example
@@ -26,7 +27,7 @@ export function mcpStudioSource(
       get skipped() {
         return imported.skipped();
       },
-      close: () => imported.close(),
+      close: () => registry.close(),
     };
   };
 }

@@ -321,10 +321,20 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   );
   app.route(`/${token}`, page);
 
-  const server = await new Promise<Server>((resolve, reject) => {
-    const started = serve({ fetch: app.fetch, port, hostname: HOST }, () => resolve(started as Server));
-    (started as Server).once('error', reject);
-  });
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const started = serve({ fetch: app.fetch, port, hostname: HOST }, () => resolve(started as Server));
+      (started as Server).once('error', reject);
+    });
+  } catch (error) {
+    // Nothing listens, so nothing would ever close the watchers or the source (an MCP connection).
+    stopWatching();
+    unsubscribe();
+    await reloading;
+    await source.close?.().catch(() => {});
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   selfOrigins = [`http://${HOST}:${address.port}`, `http://localhost:${address.port}`];
 

@@ -1,9 +1,11 @@
+import type { AuditSink } from '../../policy/audit-sink.js';
 import { createPolicyGate } from '../../policy/policy-gate.js';
 import { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';
 import { choosePolicy, openAuditOption } from '../gate-options.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
+import { closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
 import { terminalApprover } from '../terminal-approver.js';
 
@@ -48,18 +50,25 @@ export const command: Command = {
     }
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
     const loaded = await loadRegistry(modulePath, io.cwd);
-    const audit = openAuditOption(flags.audit, io.cwd);
+    // The CLI's registry (its gate over the module's tools) owns the module's registry and the audit
+    // log, so one close releases both, and the module's connections with them.
+    let registry: Registry | undefined;
+    let audit: AuditSink | undefined;
     try {
+      audit = openAuditOption(flags.audit, io.cwd);
       const gate = createPolicyGate(policy, {
         approver: terminalApprover(io, { yes: flags.yes === true, command: 'call' }),
         ...(audit ? { observe: audit.observe } : {}),
       });
-      const registry = new Registry({ ...gate.registryOptions }).register(loaded.list());
+      registry = ownLoaded(new Registry({ ...gate.registryOptions }), loaded);
+      if (audit) registry.own(audit);
+      registry.register(loaded.list());
       const text = await registry.dispatch(toolName, json ?? '{}', timeoutMs ? { timeoutMs } : undefined);
       io.stdout(`${text}\n`);
       return (JSON.parse(text) as { ok: boolean }).ok ? 0 : 1;
     } finally {
-      audit?.close();
+      if (!registry) audit?.close();
+      await closeWithin(registry ?? loaded, io, 'call');
     }
   },
 };

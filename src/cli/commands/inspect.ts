@@ -3,6 +3,7 @@ import type { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
+import { closeWithin } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
 import { renderTable } from '../table.js';
 
@@ -60,8 +61,9 @@ export const command: Command = {
       typeof flags.mcp === 'string'
         ? await (await import('../../mcp/index.js')).registryFromMcp(flags.mcp, io.cwd)
         : undefined;
+    let registry: Registry | undefined = remote?.registry;
     try {
-      const registry = remote ? remote.registry : await loadRegistry(modulePath!, io.cwd);
+      registry ??= await loadRegistry(modulePath!, io.cwd);
       for (const name of alwaysLoaded) {
         if (!registry.has(name)) {
           throw new UsageError(
@@ -74,7 +76,8 @@ export const command: Command = {
       io.stdout(format === 'json' ? `${JSON.stringify(overview.data, null, 2)}\n` : overview.render(source));
       return overview.data.errorCount > 0 ? 1 : 0;
     } finally {
-      await remote?.imported.close();
+      // The module's registry, or the one the MCP server's tools were imported into, with its connection.
+      await closeWithin(registry, io, 'inspect', remote ? 'the MCP connection' : "the module's tools");
     }
   },
 };

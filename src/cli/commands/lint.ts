@@ -5,6 +5,7 @@ import { LintConfigError, lint, resolveLintConfig } from '../../lint/index.js';
 import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
+import { closeWithin } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
 import { VERSION } from '../version.js';
 
@@ -50,21 +51,28 @@ export const command: Command = {
       throw new UsageError(`--preset must be recommended or strict, received "${preset}".`);
     const config = await lintConfig(io.cwd, preset as 'recommended' | 'strict' | undefined);
     const registry = await loadRegistry(modulePath, io.cwd);
-    let result: ReturnType<typeof lint>;
     try {
-      result = lint(registry, { config });
-    } catch (error) {
-      if (error instanceof LintConfigError) throw new UsageError(error.message);
-      throw error;
+      let result: ReturnType<typeof lint>;
+      try {
+        result = lint(registry, { config });
+      } catch (error) {
+        if (error instanceof LintConfigError) throw new UsageError(error.message);
+        throw error;
+      }
+      const source = relative(io.cwd, resolve(io.cwd, modulePath)).split(sep).join('/');
+      io.stdout(FORMATTERS[format as FormatterName](result, { source, version: VERSION }));
+      if (result.errorCount > 0) return 1;
+      if (maxWarnings !== undefined && result.warningCount > maxWarnings) {
+        io.stderr(
+          `toolpact lint: ${result.warningCount} warnings, more than --max-warnings ${maxWarnings}.\n`,
+        );
+        return 1;
+      }
+      return 0;
+    } finally {
+      // The module's connections (an imported MCP server) would keep the process alive.
+      await closeWithin(registry, io, 'lint');
     }
-    const source = relative(io.cwd, resolve(io.cwd, modulePath)).split(sep).join('/');
-    io.stdout(FORMATTERS[format as FormatterName](result, { source, version: VERSION }));
-    if (result.errorCount > 0) return 1;
-    if (maxWarnings !== undefined && result.warningCount > maxWarnings) {
-      io.stderr(`toolpact lint: ${result.warningCount} warnings, more than --max-warnings ${maxWarnings}.\n`);
-      return 1;
-    }
-    return 0;
   },
 };
 

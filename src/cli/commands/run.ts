@@ -8,6 +8,7 @@ import {
   runAgent,
 } from '../../agent/index.js';
 import type { GateDecision } from '../../dispatch/gate.js';
+import type { AuditSink } from '../../policy/audit-sink.js';
 import { createPolicyGate, type PolicyDecision } from '../../policy/policy-gate.js';
 import { redactValue } from '../../policy/redact.js';
 import { type CallRecord, Registry } from '../../registry/registry.js';
@@ -15,7 +16,9 @@ import { parseArgs } from '../args.js';
 import { choosePolicy, openAuditOption } from '../gate-options.js';
 import type { CliIo, Command, ExitCode } from '../io.js';
 import { UsageError } from '../io.js';
+import { closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
+import { stopSignal } from '../stop-signal.js';
 import { terminalApprover } from '../terminal-approver.js';
 
 const PROVIDERS = ['openai', 'openai-compatible', 'anthropic', 'gemini'] as const;
@@ -98,10 +101,22 @@ export const command: Command = {
 
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
     const loaded = await loadRegistry(modulePath, io.cwd);
-    const audit = openAuditOption(flags.audit, io.cwd);
     const spinner = new Spinner(io);
     const decisions = new Map<string, GateDecision | undefined>();
+    // SIGINT or SIGTERM stops the loop (the model's answer so far is printed), then everything closes.
+    const stop = stopSignal();
+    const controller = new AbortController();
+    void stop.signalled.then((signal) => {
+      spinner.stop();
+      io.stderr(`toolpact run: ${signal}, stopping.\n`);
+      controller.abort();
+    });
+    // The CLI's registry owns the module's registry and the audit log: one close releases them all.
+    let registry: Registry | undefined;
+    let audit: AuditSink | undefined;
     try {
+      audit = openAuditOption(flags.audit, io.cwd);
+      const sink = audit;
       const gate = createPolicyGate(policy, {
         approver: terminalApprover(io, {
           yes: flags.yes === true,
@@ -110,10 +125,12 @@ export const command: Command = {
         }),
         observe: (record: CallRecord) => {
           if (record.callId !== undefined) decisions.set(record.callId, record.decision);
-          audit?.observe(record);
+          sink?.observe(record);
         },
       });
-      const registry = new Registry({ ...gate.registryOptions }).register(loaded.list());
+      registry = ownLoaded(new Registry({ ...gate.registryOptions }), loaded);
+      if (audit) registry.own(audit);
+      registry.register(loaded.list());
       io.stderr(
         `toolpact run: ${registry.size} tools, ${provider} model "${model}"${url ? ` at ${url}` : ''}\n`,
       );
@@ -122,6 +139,7 @@ export const command: Command = {
         model: adapter,
         registry,
         messages: firstMessages(setup.provider, task),
+        signal: controller.signal,
         ...(maxSteps !== undefined ? { maxSteps } : {}),
         ...(maxTokens !== undefined ? { maxTokens } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
@@ -131,7 +149,9 @@ export const command: Command = {
       return finish(result, io, Date.now() - started, url);
     } finally {
       spinner.stop();
-      audit?.close();
+      stop.dispose();
+      if (!registry) audit?.close();
+      await closeWithin(registry ?? loaded, io, 'run');
     }
   },
 };

@@ -7,6 +7,7 @@ import {
 import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
+import { closeWithin } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
 import { renderTable } from '../table.js';
 
@@ -65,37 +66,42 @@ export const command: Command = {
       ...(flags.dialect === true ? { dialect: true } : {}),
     };
     const registry = await loadRegistry(modulePath, io.cwd);
-    // The tokenizer is loaded only when it is asked for.
-    const { toProviderTools, tokenReport } = await import('../../schema/index.js');
-    const { tools, diagnostics } = toProviderTools(registry.schemas(), format, options);
-    io.stdout(`${JSON.stringify(tools, null, 2)}\n`);
-    const shown = diagnostics
-      .filter((entry) => flags.verbose === true || entry.severity !== 'info')
-      .sort(
-        (a, b) =>
-          SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
-          a.tool.localeCompare(b.tool) ||
-          a.path.localeCompare(b.path),
-      );
-    for (const entry of shown)
-      io.stderr(`${entry.severity} ${entry.tool} ${entry.path} [${entry.code}] ${entry.message}\n`);
-    const errors = diagnostics.filter((entry) => entry.severity === 'error').length;
-    const warnings = diagnostics.filter((entry) => entry.severity === 'warning').length;
-    if (flags.tokens === true) {
-      const report = tokenReport(registry.schemas(), format, options);
+    try {
+      // The tokenizer is loaded only when it is asked for.
+      const { toProviderTools, tokenReport } = await import('../../schema/index.js');
+      const { tools, diagnostics } = toProviderTools(registry.schemas(), format, options);
+      io.stdout(`${JSON.stringify(tools, null, 2)}\n`);
+      const shown = diagnostics
+        .filter((entry) => flags.verbose === true || entry.severity !== 'info')
+        .sort(
+          (a, b) =>
+            SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+            a.tool.localeCompare(b.tool) ||
+            a.path.localeCompare(b.path),
+        );
+      for (const entry of shown)
+        io.stderr(`${entry.severity} ${entry.tool} ${entry.path} [${entry.code}] ${entry.message}\n`);
+      const errors = diagnostics.filter((entry) => entry.severity === 'error').length;
+      const warnings = diagnostics.filter((entry) => entry.severity === 'warning').length;
+      if (flags.tokens === true) {
+        const report = tokenReport(registry.schemas(), format, options);
+        io.stderr(
+          renderTable(
+            ['tool', 'tokens'],
+            [
+              ...report.perTool.map((row) => [row.name, String(row.tokens)]),
+              ['(all tools)', String(report.total)],
+            ],
+          ),
+        );
+      }
       io.stderr(
-        renderTable(
-          ['tool', 'tokens'],
-          [
-            ...report.perTool.map((row) => [row.name, String(row.tokens)]),
-            ['(all tools)', String(report.total)],
-          ],
-        ),
+        `${tools.length} tool${tools.length === 1 ? '' : 's'} as ${format}: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}.\n`,
       );
+      return errors > 0 ? 1 : 0;
+    } finally {
+      // The module's connections (an imported MCP server) would keep the process alive.
+      await closeWithin(registry, io, 'schemas');
     }
-    io.stderr(
-      `${tools.length} tool${tools.length === 1 ? '' : 's'} as ${format}: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}.\n`,
-    );
-    return errors > 0 ? 1 : 0;
   },
 };

@@ -2,6 +2,7 @@ import { isToolCategory, type ToolCategory } from '../../contract/index.js';
 import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
+import { closeWithin } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
 import { renderTable } from '../table.js';
 
@@ -63,37 +64,42 @@ export const command: Command = {
       }
     }
     const registry = await loadRegistry(modulePath, io.cwd);
-    const { createToolIndex } = await import('../../search/index.js');
-    const index = createToolIndex(registry);
-    const hits = index.search(query, { k: Number(kText), ...(categories ? { categories } : {}) });
-    index.close();
-    const rows = hits.map((hit, position) => ({
-      rank: position + 1,
-      name: hit.name,
-      score: Math.round(hit.score * 1000) / 1000,
-      category: hit.contract.category,
-      fields: hit.fields,
-      terms: hit.terms,
-    }));
-    if (format === 'json') {
-      io.stdout(`${JSON.stringify({ query, hits: rows }, null, 2)}\n`);
-    } else if (rows.length === 0) {
-      io.stdout(`No tool of ${registry.size} matched "${query}". Try other words, or fewer.\n`);
-    } else {
-      io.stdout(
-        renderTable(
-          ['#', 'tool', 'score', 'category', 'matched fields', 'matched terms'],
-          rows.map((row) => [
-            String(row.rank),
-            row.name,
-            row.score.toFixed(3),
-            row.category,
-            row.fields.join(', '),
-            row.terms.join(' '),
-          ]),
-        ),
-      );
+    try {
+      const { createToolIndex } = await import('../../search/index.js');
+      const index = createToolIndex(registry);
+      const hits = index.search(query, { k: Number(kText), ...(categories ? { categories } : {}) });
+      index.close();
+      const rows = hits.map((hit, position) => ({
+        rank: position + 1,
+        name: hit.name,
+        score: Math.round(hit.score * 1000) / 1000,
+        category: hit.contract.category,
+        fields: hit.fields,
+        terms: hit.terms,
+      }));
+      if (format === 'json') {
+        io.stdout(`${JSON.stringify({ query, hits: rows }, null, 2)}\n`);
+      } else if (rows.length === 0) {
+        io.stdout(`No tool of ${registry.size} matched "${query}". Try other words, or fewer.\n`);
+      } else {
+        io.stdout(
+          renderTable(
+            ['#', 'tool', 'score', 'category', 'matched fields', 'matched terms'],
+            rows.map((row) => [
+              String(row.rank),
+              row.name,
+              row.score.toFixed(3),
+              row.category,
+              row.fields.join(', '),
+              row.terms.join(' '),
+            ]),
+          ),
+        );
+      }
+      return rows.length > 0 ? 0 : 1;
+    } finally {
+      // The module's connections (an imported MCP server) would keep the process alive.
+      await closeWithin(registry, io, 'search');
     }
-    return rows.length > 0 ? 0 : 1;
   },
 };

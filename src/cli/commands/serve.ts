@@ -1,3 +1,4 @@
+import type { McpServerOptions } from '../../mcp/index.js';
 import { combineAuditSinks } from '../../policy/audit-sink.js';
 import { createPolicyGate } from '../../policy/policy-gate.js';
 import { Registry } from '../../registry/registry.js';
@@ -5,6 +6,7 @@ import { parseArgs } from '../args.js';
 import { choosePolicy, openAuditOption } from '../gate-options.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
+import { closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
 import { stopSignal, wholeNumberFlag } from '../stop-signal.js';
 
@@ -44,7 +46,8 @@ export const command: Command = {
     '  --max-loaded <n> searched tools listed at once with --search (default 20), least recently used out',
     '',
     "Every call runs through the module's Registry, with its gate. Over stdio, stdout carries the",
-    'protocol and messages go to stderr. Stops on SIGINT or SIGTERM (and, over stdio, when stdin ends).',
+    'protocol and messages go to stderr. Stops on SIGINT or SIGTERM (and, over stdio, when stdin ends),',
+    "then closes the module's registry: the MCP servers it imported are stopped, the audit log closed.",
   ].join('\n'),
   async run(args, io) {
     const { positionals, flags } = parseArgs(args, {
@@ -95,44 +98,59 @@ export const command: Command = {
 
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
     const loaded = await loadRegistry(modulePath, io.cwd);
-    const mcp = await import('../../mcp/index.js');
-    const otel = flags.otel === true ? await import('../../otel/index.js') : undefined;
-    const telemetry = otel ? await startTelemetryOption(otel) : undefined;
-    const file = openAuditOption(flags.audit, io.cwd);
-    const sinks = [
-      ...(file ? [file] : []),
-      ...(otel && telemetry ? [otel.createOtelAuditSink({ logger: telemetry.logger })] : []),
-    ];
-    const audit = sinks.length > 0 ? combineAuditSinks(...sinks) : undefined;
-    const gate = createPolicyGate(policy, audit ? { observe: audit.observe } : {});
-    // Asks go to the registry's approver: the user at the MCP client, where it can elicit.
-    const registry = new Registry({ ...gate.registryOptions, approver: mcp.elicitationApprover() }).register(
-      loaded.list(),
-    );
-    if (otel && telemetry) {
-      otel.instrument(registry, { tracer: telemetry.tracer, meter: telemetry.meter });
-      io.stderr(`toolpact serve: exporting OpenTelemetry to ${otlpEndpoint(io.env)}.\n`);
-    }
-    const listing = searching ? await searchListing(registry, flags['always-loaded'], maxLoaded) : undefined;
-    const common = {
-      ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
-      ...(pageSize ? { pageSize } : {}),
-      ...(listing ? { listing } : {}),
-    };
-    const toolCount = () =>
-      listing
-        ? `${registry.size} tools (${listing.activeTools().length} listed until a search loads more)`
-        : `${registry.size} tools`;
+    // The served registry owns the module's registry, the audit sinks and the search listing: one close
+    // (on SIGINT, SIGTERM or the end of stdin) releases them all, and stops imported MCP servers.
+    let registry: Registry | undefined;
+    let telemetry: Awaited<ReturnType<typeof startTelemetryOption>> | undefined;
     const stop = stopSignal();
     try {
-      return await serve();
+      const mcp = await import('../../mcp/index.js');
+      const otel = flags.otel === true ? await import('../../otel/index.js') : undefined;
+      telemetry = otel ? await startTelemetryOption(otel) : undefined;
+      const file = openAuditOption(flags.audit, io.cwd);
+      const sinks = [
+        ...(file ? [file] : []),
+        ...(otel && telemetry ? [otel.createOtelAuditSink({ logger: telemetry.logger })] : []),
+      ];
+      const audit = sinks.length > 0 ? combineAuditSinks(...sinks) : undefined;
+      const gate = createPolicyGate(policy, audit ? { observe: audit.observe } : {});
+      // Asks go to the registry's approver: the user at the MCP client, where it can elicit.
+      registry = ownLoaded(
+        new Registry({ ...gate.registryOptions, approver: mcp.elicitationApprover() }),
+        loaded,
+      );
+      if (audit) registry.own(audit);
+      registry.register(loaded.list());
+      if (otel && telemetry) {
+        otel.instrument(registry, { tracer: telemetry.tracer, meter: telemetry.meter });
+        io.stderr(`toolpact serve: exporting OpenTelemetry to ${otlpEndpoint(io.env)}.\n`);
+      }
+      const listing = searching
+        ? registry.own(await searchListing(registry, flags['always-loaded'], maxLoaded))
+        : undefined;
+      const common = {
+        ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
+        ...(pageSize ? { pageSize } : {}),
+        ...(listing ? { listing } : {}),
+      };
+      const served = registry;
+      const toolCount = () =>
+        listing
+          ? `${served.size} tools (${listing.activeTools().length} listed until a search loads more)`
+          : `${served.size} tools`;
+      return await serve(mcp, served, common, toolCount);
     } finally {
       stop.dispose();
-      audit?.close();
+      await closeWithin(registry ?? loaded, io, 'serve');
       await telemetry?.shutdown();
     }
 
-    async function serve(): Promise<0> {
+    async function serve(
+      mcp: typeof import('../../mcp/index.js'),
+      registry: Registry,
+      common: McpServerOptions,
+      toolCount: () => string,
+    ): Promise<0> {
       if (!http) {
         const running = await mcp.serveStdio(registry, common);
         io.stderr(`toolpact serve: ${toolCount()} on stdio.\n`);

@@ -5,6 +5,7 @@ import { parseArgs } from '../args.js';
 import { choosePolicy } from '../gate-options.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
+import { CLOSE_GRACE_MS, closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
 import { stopSignal, wholeNumberFlag } from '../stop-signal.js';
 
@@ -65,19 +66,25 @@ export const command: Command = {
       // Loaded once here, so a module that cannot load is a usage error before anything listens.
       let first: Registry | undefined = await loadRegistry(modulePath, io.cwd);
       const absolute = isAbsolute(modulePath) ? modulePath : resolve(io.cwd, modulePath);
-      studio = await listen(() =>
-        startStudio({
-          label: modulePath,
-          kind: 'module',
-          policy,
-          port,
-          watch: [dirname(absolute)],
-          load: async (options) => {
-            const loaded = first ?? (await loadRegistry(modulePath, io.cwd));
-            first = undefined;
-            return { registry: new Registry(options).register(loaded.list()) };
-          },
-        }),
+      studio = await listen(
+        () =>
+          startStudio({
+            label: modulePath,
+            kind: 'module',
+            policy,
+            port,
+            watch: [dirname(absolute)],
+            load: async (options) => {
+              const loaded = first ?? (await loadRegistry(modulePath, io.cwd));
+              first = undefined;
+              // Each load is a fresh copy of the module: closing the studio's registry closes that copy's
+              // registry, with its MCP connections, when a reload replaces it or the studio stops.
+              const registry = ownLoaded(new Registry(options), loaded).register(loaded.list());
+              return { registry, close: () => closeWithin(registry, io, 'studio') };
+            },
+          }),
+        // A studio that never started never took the first load.
+        () => closeWithin(first, io, 'studio'),
       );
     } else {
       const argument = (flags.mcp ?? flags.url) as string;
@@ -103,13 +110,15 @@ export const command: Command = {
       return 0;
     } finally {
       stop.dispose();
-      await studio.close();
+      // Longer than the source's own bound, so that one says what hung.
+      await closeWithin(studio, io, 'studio', 'the studio', CLOSE_GRACE_MS + 1_000);
     }
 
-    async function listen<T>(start: () => Promise<T>): Promise<T> {
+    async function listen<T>(start: () => Promise<T>, failed?: () => Promise<void>): Promise<T> {
       try {
         return await start();
       } catch (error) {
+        await failed?.();
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE' || code === 'EACCES') {
           throw new UsageError(`Cannot listen on 127.0.0.1:${port} (${code}); give another --port, or 0.`);
