@@ -148,7 +148,12 @@ describe('framework errors', () => {
     );
     const controller = new AbortController();
     controller.abort();
+    const closed = registryWith({});
+    await closed.close();
+    const asking = registryWith({ beforeCall: () => ({ action: 'ask' }) });
     const outcomes = await Promise.all([
+      closed.call('echo', { text: 'x' }),
+      asking.call('echo', { text: 'x' }, { onAsk: () => ({ action: 'pause' }) }),
       registry.call('nope', {}),
       registry.call('echo', '{bad'),
       registry.call('echo', {}),
