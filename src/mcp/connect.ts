@@ -1,11 +1,27 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type {
+  Client,
+  DiscoverResult,
+  ElicitRequest,
+  ElicitResult,
+  PriorDiscovery,
+  Transport,
+} from '@modelcontextprotocol/client';
 import { sanitizeMessage } from '../dispatch/sanitize.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { sharedSchemaValidator } from './schema-validator.js';
 
-/** Where an MCP server is: a command to start (stdio), a URL (Streamable HTTP), or a transport of yours. */
-export type McpServerTarget =
+/** The v2 SDK `Client` a connection holds (`@modelcontextprotocol/client`). */
+export type McpClient = Client;
+
+/** A transport the v2 SDK `Client` can connect over (`@modelcontextprotocol/client`'s `Transport`). */
+export type McpTransport = Transport;
+
+/**
+ * Where an MCP server is: a command to start (stdio), a URL (Streamable HTTP), or a transport of yours.
+ * Any of them may carry the era already known from an earlier connection (`prior`), so that the
+ * connection does not probe again.
+ */
+export type McpServerTarget = (
   | {
       /** The executable, e.g. `node` or `npx`. */
       readonly command: string;
@@ -19,43 +35,110 @@ export type McpServerTarget =
       /** Extra request headers, e.g. `Authorization`. */
       readonly headers?: { readonly [name: string]: string };
     }
-  | { readonly transport: Transport };
+  | { readonly transport: McpTransport }
+) & {
+  /** The era verdict of an earlier connection to the same server (see {@link McpConnectOptions.prior}). */
+  readonly prior?: McpPriorDiscovery;
+};
+
+/** The protocol era a connection speaks: `modern` is MCP 2026-07-28 (stateless), `legacy` is 2025-11-25 and older (`initialize`). */
+export type McpEra = 'modern' | 'legacy';
+
+/**
+ * An era verdict to reuse (the SDK's `PriorDiscovery`): `{ kind: 'legacy' }` skips the probe and goes
+ * straight to `initialize`; `{ kind: 'modern', discover }` adopts a `server/discover` result with no
+ * round trip. {@link McpConnection.prior} gives the one to keep.
+ */
+export type McpPriorDiscovery = PriorDiscovery;
+
+/** An elicitation an upstream server asks for while one of its tools runs (form or URL mode). */
+export type McpElicitationRequest = ElicitRequest['params'];
+
+/** The answer to an upstream elicitation: `accept` with `content`, `decline` or `cancel`. */
+export type McpElicitationResult = ElicitResult;
+
+/** Options of {@link connectMcpServer}. */
+export interface McpConnectOptions {
+  /** What the client calls itself (`clientInfo`). Default `{ name: 'toolpact', version: '0.1.0' }`. */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+  /**
+   * How the era is chosen. `auto` (default): probe with `server/discover`, fall back to `initialize`
+   * when the server does not answer it as a 2026-07-28 server. `legacy`: `initialize` only, no probe.
+   * `modern`: 2026-07-28 only; a server that does not speak it is an error (no fallback).
+   */
+  readonly era?: 'auto' | McpEra;
+  /**
+   * An era verdict from an earlier connection to the same server ({@link McpConnection.prior}); takes
+   * precedence over `era` and skips the probe (and, over stdio, the probe's extra process). Also
+   * accepted on the target. A stale `legacy` verdict keeps working (an upgraded server still answers
+   * `initialize`); a stale `modern` one fails at connect.
+   */
+  readonly prior?: McpPriorDiscovery;
+  /**
+   * Longest wait for the probe's answer, in milliseconds. For a command (stdio) the default is 2,000:
+   * the SDK probes in a short-lived second process of the server, and a legacy server that stays
+   * silent on an unknown method stalls the connection until this passes, then counts as legacy (raise
+   * it for a server that takes longer to start, e.g. a cold `npx`). For a URL or a transport of yours
+   * the default is the request timeout (60,000): the probe runs on the connection itself, and silence
+   * there is an outage that fails the connection, not a legacy verdict.
+   */
+  readonly probeTimeoutMs?: number;
+  /**
+   * Answers the elicitations the server asks for during a tool call: on 2026-07-28 as an
+   * `input_required` result (the call is retried with the answer), on the legacy era as an
+   * `elicitation/create` request. Without it, the client declares no elicitation support and such a
+   * server refuses the call. Sampling and roots are never offered (both deprecated in 2026-07-28).
+   */
+  readonly onElicitation?: (request: McpElicitationRequest) => Promise<McpElicitationResult>;
+}
 
 /** A connected client and the little we keep about the connection. */
 export interface McpConnection {
-  readonly client: Client;
+  /** The v2 SDK client (`@modelcontextprotocol/client`); it was the v1 `Client` before toolpact 0.2. */
+  readonly client: McpClient;
+  /** The era the connection speaks. */
+  readonly era: McpEra;
+  /** The negotiated protocol revision, e.g. `2026-07-28` or `2025-11-25`. */
+  readonly protocolVersion: string | undefined;
+  /** The verdict to pass as `prior` next time, so that a new connection does not probe again. */
+  readonly prior: McpPriorDiscovery;
   /** The last lines the server wrote to stderr (stdio only), for error messages. */
   readonly stderrTail: () => string;
   close(): Promise<void>;
 }
 
 const STDERR_TAIL = 2_000;
+/** Long enough for a local server to start and answer one request, short enough not to stall a CLI. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
+const MODERN_REVISION = '2026-07-28';
+/** Pages of one `tools/list` before a server's pagination counts as broken. */
+export const MAX_LIST_PAGES = 100;
 
 /**
- * Connects an SDK `Client` to an MCP server. The client validates `structuredContent` with the
- * shared draft 2020-12 ajv, so servers that publish 2020-12 output schemas are understood.
- * A server that cannot be started or reached throws {@link ToolDefinitionError} (`invalid_option`)
- * saying what was tried and what the server said.
+ * Connects a v2 SDK `Client` to an MCP server, negotiating the era: by default it probes with
+ * `server/discover` and falls back to `initialize`, so a server that speaks only 2026-07-28 and one
+ * that speaks only the legacy era both connect. The client validates `structuredContent` with the
+ * shared draft 2020-12 ajv. A server that cannot be started or reached throws
+ * {@link ToolDefinitionError} (`invalid_option`) saying what was tried and what the server said.
  *
  * @example
- * const { client, close } = await connectMcpServer({ command: 'node', args: ['server.js'] });
+ * const { client, era, prior, close } = await connectMcpServer({ command: 'node', args: ['server.js'] });
+ * // next time: connectMcpServer({ command: 'node', args: ['server.js'], prior }) (no probe)
  */
 export async function connectMcpServer(
   target: McpServerTarget,
-  clientInfo: { readonly name: string; readonly version: string } = { name: 'toolpact', version: '0.1.0' },
+  options: McpConnectOptions = {},
 ): Promise<McpConnection> {
   let tail = '';
   let transport: Transport;
+  let probeTimeoutMs = options.probeTimeoutMs;
   let what: string;
   if ('transport' in target) {
     transport = target.transport;
     what = 'the given transport';
   } else if ('url' in target) {
     const url = typeof target.url === 'string' ? safeUrl(target.url) : target.url;
-    // Loaded only when used: the HTTP client stack is most of the SDK's load time.
-    const { StreamableHTTPClientTransport } = await import(
-      '@modelcontextprotocol/sdk/client/streamableHttp.js'
-    );
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     transport = new StreamableHTTPClientTransport(url, {
       ...(target.headers ? { requestInit: { headers: { ...target.headers } } } : {}),
     });
@@ -64,7 +147,8 @@ export async function connectMcpServer(
     if (typeof target.command !== 'string' || target.command.trim() === '') {
       throw new ToolDefinitionError('invalid_option', 'Give the command that starts the MCP server.');
     }
-    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    // Exactly the SDK's class, so that the probe runs in a sibling process the SDK reaps.
+    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
     const stdio = new StdioClientTransport({
       command: target.command,
       args: [...(target.args ?? [])],
@@ -77,15 +161,37 @@ export async function connectMcpServer(
       tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
     transport = stdio;
+    probeTimeoutMs ??= DEFAULT_PROBE_TIMEOUT_MS;
     what = `the MCP server started by "${[target.command, ...(target.args ?? [])].join(' ')}"`;
   }
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { Client } = await import('@modelcontextprotocol/client');
+  const era = options.era ?? 'auto';
   const client = new Client(
-    { name: clientInfo.name, version: clientInfo.version },
-    { capabilities: {}, jsonSchemaValidator: sharedSchemaValidator() },
+    { name: options.clientInfo?.name ?? 'toolpact', version: options.clientInfo?.version ?? '0.1.0' },
+    {
+      capabilities: options.onElicitation ? { elicitation: { form: {} } } : {},
+      jsonSchemaValidator: sharedSchemaValidator(),
+      listMaxPages: MAX_LIST_PAGES,
+      versionNegotiation: {
+        mode: era === 'auto' ? 'auto' : era === 'legacy' ? 'legacy' : { pin: MODERN_REVISION },
+        ...(probeTimeoutMs !== undefined ? { probe: { timeoutMs: probeTimeoutMs } } : {}),
+      },
+    },
   );
+  const onElicitation = options.onElicitation;
+  if (onElicitation) {
+    client.setRequestHandler('elicitation/create', async (request) => {
+      try {
+        return await onElicitation(request.params);
+      } catch {
+        // A handler that fails answers nothing useful: the server reads it as the user dismissing it.
+        return { action: 'cancel' };
+      }
+    });
+  }
+  const prior = target.prior ?? options.prior;
   try {
-    await client.connect(transport);
+    await client.connect(transport, prior ? { prior } : undefined);
   } catch (error) {
     await client.close().catch(() => {});
     const reason = error instanceof Error ? error.message : String(error);
@@ -99,8 +205,13 @@ export async function connectMcpServer(
       { cause: error },
     );
   }
+  const negotiated: McpEra = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+  const discover: DiscoverResult | undefined = client.getDiscoverResult();
   return {
     client,
+    era: negotiated,
+    protocolVersion: client.getNegotiatedProtocolVersion(),
+    prior: negotiated === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' },
     stderrTail: () => tail,
     close: () => client.close(),
   };

@@ -1,14 +1,11 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
   type ListToolsResult,
-  McpError,
   type Tool as McpTool,
-  SetLevelRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+} from '@modelcontextprotocol/server';
 import type { JsonSchema, ToolContract } from '../contract/index.js';
 import type { Envelope } from '../dispatch/envelope.js';
 import { invalidResultFailure, resultTooLargeFailure } from '../dispatch/errors.js';
@@ -17,9 +14,15 @@ import { jsonSchemaResultValidator } from '../dispatch/validate-result.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
 import { toMcpCallResult, toMcpTool } from '../schema/mcp.js';
+import { approvalCall } from './modern-approval.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor } from './pagination.js';
-import { createRequestContext, type LogThreshold, type McpRequestContext } from './request-context.js';
-import { sharedSchemaValidator } from './schema-validator.js';
+import {
+  createRequestContext,
+  isModernRequest,
+  type LogThreshold,
+  type McpRequestContext,
+} from './request-context.js';
+import type { RequestStateSealer } from './request-state.js';
 
 /** Options of {@link createMcpServer} (and of `serveStdio` / `serveHttp`). */
 export interface McpServerOptions {
@@ -27,7 +30,7 @@ export interface McpServerOptions {
   readonly name?: string;
   /** `serverInfo.version` (default `0.1.0`). */
   readonly version?: string;
-  /** `instructions` for the client, sent with the initialize result. */
+  /** `instructions` for the client, sent with the initialize result and with `server/discover`. */
   readonly instructions?: string;
   /** Tools per `tools/list` page (default 100). */
   readonly pageSize?: number;
@@ -66,10 +69,27 @@ export interface McpConnectionTraits {
 const VERSION = '0.1.0';
 
 /**
+ * How long a revision 2026-07-28 client may reuse a `tools/list` page without asking again. A
+ * registry changes when a module registers or unregisters a tool or an imported server's tools
+ * change, which is rare and announced (`notifications/tools/list_changed`, which also evicts a
+ * cached list); one minute bounds what a client that does not listen can miss. With a `listing`
+ * (`serve --search`) the list changes on every search that loads a tool, so it is never reused.
+ */
+export const TOOLS_LIST_TTL_MS = 60_000;
+
+/**
+ * How long a `server/discover` answer may be reused: capabilities, instructions and the supported
+ * revisions are fixed for the life of the process, so ten minutes (a restart with other flags is
+ * seen within that).
+ */
+export const DISCOVER_TTL_MS = 600_000;
+
+/**
  * A low-level MCP `Server` that serves a registry: `tools/list` (paginated, in registration order),
  * `tools/call` through `registry.call` (so the registry's gate and approver apply to every call),
  * `notifications/tools/list_changed` when the registry changes, cancellation through the call's
- * AbortSignal, and logging. Connect it to any transport; `serveStdio` and `serveHttp` do that for you.
+ * AbortSignal, and logging. Connected to a transport by hand it serves the 2025 (legacy) era;
+ * `serveStdio` and `serveHttp` serve revision 2026-07-28 as well, from the same handlers.
  *
  * @example
  * const server = createMcpServer(registry, { name: 'workspace' });
@@ -79,6 +99,51 @@ export function createMcpServer(
   registry: Registry,
   options: McpServerOptions = {},
   traits: McpConnectionTraits = { listChanged: true, serverRequests: true },
+): Server {
+  const server = buildMcpServer(registry, options, traits);
+  if (traits.listChanged) {
+    const unsubscribe = followChanges(options.listing ?? registry, () => {
+      if (server.transport) server.sendToolListChanged().catch(() => {});
+    });
+    const previous = server.onclose;
+    server.onclose = () => {
+      unsubscribe();
+      previous?.();
+    };
+  }
+  return server;
+}
+
+/**
+ * Calls `send` once for a burst of changes to the listing in the same tick; answers the unsubscribe.
+ *
+ * @example
+ * const stop = followChanges(registry, () => handler.notify.toolsChanged());
+ */
+export function followChanges(listing: Pick<ToolListing, 'onChange'>, send: () => void): () => void {
+  let pending = false;
+  return listing.onChange(() => {
+    if (pending) return;
+    pending = true;
+    queueMicrotask(() => {
+      pending = false;
+      send();
+    });
+  });
+}
+
+/**
+ * The server of {@link createMcpServer} without the change subscription, for entries that route
+ * change notifications themselves (a fresh instance per HTTP request, the pinned stdio instance).
+ *
+ * @example
+ * const handler = createMcpHandler(() => buildMcpServer(registry, options, traits), { legacy: 'reject' });
+ */
+export function buildMcpServer(
+  registry: Registry,
+  options: McpServerOptions,
+  traits: McpConnectionTraits,
+  approvals?: RequestStateSealer,
 ): Server {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1) {
@@ -92,23 +157,29 @@ export function createMcpServer(
     {
       capabilities: { tools: { listChanged: traits.listChanged }, logging: {} },
       ...(options.instructions ? { instructions: options.instructions } : {}),
-      jsonSchemaValidator: sharedSchemaValidator(),
+      // Sent on revision 2026-07-28 answers only; the list is the same for every client, so public.
+      cacheHints: {
+        'tools/list': { ttlMs: options.listing ? 0 : TOOLS_LIST_TTL_MS, cacheScope: 'public' },
+        'server/discover': { ttlMs: DISCOVER_TTL_MS, cacheScope: 'public' },
+      },
     },
   );
+  // Revision 2026-07-28 has no logging/setLevel (the level rides each request's _meta); the SDK
+  // answers it -32601 there, so this threshold is only ever set by a legacy connection.
   const threshold: LogThreshold = { level: undefined };
 
-  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+  server.setRequestHandler('logging/setLevel', (request) => {
     threshold.level = request.params.level;
     return {};
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, (request): ListToolsResult => {
+  server.setRequestHandler('tools/list', (request): ListToolsResult => {
     const contracts = (options.listing ?? registry).schemas();
     const cursor = request.params?.cursor;
     const offset = cursor === undefined ? 0 : decodeCursor(cursor);
     if (offset === undefined || offset > contracts.length) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `The cursor ${JSON.stringify(cursor?.slice(0, 64))} is not one this server gave out (or the tool list has since shrunk). List again without a cursor.`,
       );
     }
@@ -117,49 +188,33 @@ export function createMcpServer(
     return end < contracts.length ? { tools, nextCursor: encodeCursor(end) } : { tools };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const name = request.params.name;
     const tool = registry.get(name);
-    const context = createRequestContext(server, extra, threshold, traits.serverRequests);
+    const context = createRequestContext(server, ctx, threshold, traits.serverRequests);
     let state: unknown = context;
     if (options.state) {
       try {
         state = options.state(context);
       } catch {
         // A defect in the server's own state function: say nothing of it to the client.
-        throw new McpError(ErrorCode.InternalError, 'The server could not prepare this call.');
+        throw new ProtocolError(ProtocolErrorCode.InternalError, 'The server could not prepare this call.');
       }
     }
     // An omitted `arguments` is an empty object: all-optional tools must be callable without one.
-    const envelope = await registry.call(name, request.params.arguments ?? {}, {
-      signal: extra.signal,
-      callId: String(extra.requestId),
-      state,
-    });
+    const args = request.params.arguments ?? {};
+    const base = { signal: ctx.mcpReq.signal, callId: String(ctx.mcpReq.id), state };
+    const outcome = isModernRequest(ctx)
+      ? await approvalCall(registry, name, args, base, ctx, context, approvals)
+      : { envelope: await registry.call(name, args, base) };
+    if ('inputRequired' in outcome) return outcome.inputRequired;
+    const envelope = outcome.envelope;
     if (!tool && !envelope.ok && envelope.error.type === 'unknown_tool') {
       // The spec makes an unknown tool a protocol error (-32602); the message still names the closest tools.
-      throw new McpError(ErrorCode.InvalidParams, envelope.error.message, envelope.error);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, envelope.error.message, envelope.error);
     }
     return tool ? conformingResult(envelope, tool.contract) : (toMcpCallResult(envelope) as CallToolResult);
   });
-
-  if (traits.listChanged) {
-    let pending = false;
-    const unsubscribe = (options.listing ?? registry).onChange(() => {
-      if (pending) return;
-      pending = true;
-      // One notification for a burst of changes in the same tick.
-      queueMicrotask(() => {
-        pending = false;
-        if (server.transport) server.sendToolListChanged().catch(() => {});
-      });
-    });
-    const previous = server.onclose;
-    server.onclose = () => {
-      unsubscribe();
-      previous?.();
-    };
-  }
   return server;
 }
 

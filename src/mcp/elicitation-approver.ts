@@ -1,4 +1,4 @@
-import type { Approver } from '../dispatch/gate.js';
+import type { ApprovalAnswer, Approver, PendingApproval } from '../dispatch/gate.js';
 import { redactValue } from '../policy/redact.js';
 import { mcpContextOf } from './request-context.js';
 
@@ -41,43 +41,65 @@ export function elicitationApprover(options: ElicitationApproverOptions = {}): A
       };
     }
     const offerSession = options.offerSession ?? mcp.sessionId === undefined;
-    const choices = offerSession ? ['once', 'session', 'deny'] : ['once', 'deny'];
-    // Secrets in the arguments (tokens, passwords) are masked, as in the CLI's own approval prompt.
-    const args = JSON.stringify(redactValue(request.arguments)) ?? '{}';
-    const message =
-      `Allow the tool "${request.tool.name}" (${request.tool.category}) to run` +
-      `${request.decision.reason ? ` (${request.decision.reason})` : ''}? ` +
-      `Arguments: ${args.length > 500 ? `${args.slice(0, 500)}…` : args}`;
     try {
-      const answer = await mcp.elicit({
-        message,
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            decision: {
-              type: 'string',
-              title: 'Decision',
-              description: offerSession
-                ? 'once: allow this call; session: allow this tool until the server stops; deny: refuse'
-                : 'once: allow this call; deny: refuse',
-              enum: choices,
-            },
-          },
-          required: ['decision'],
-        },
-      });
+      const answer = await mcp.elicit(approvalQuestion(request, offerSession));
       if (answer.action !== 'accept') {
         return {
           action: 'deny',
           reason: `the user ${answer.action === 'decline' ? 'declined' : 'cancelled'} the approval`,
         };
       }
-      const decision = answer.content?.decision;
-      if (decision === 'once') return { action: 'allow', scope: 'once' };
-      if (decision === 'session' && offerSession) return { action: 'allow', scope: 'session' };
-      return { action: 'deny', reason: 'the user denied the call' };
+      return approvalAnswer(answer.content?.decision, offerSession);
     } catch {
       return { action: 'deny', reason: 'the approval request to the MCP client failed' };
     }
   };
+}
+
+/**
+ * The form that asks the person at the MCP client about one call: the tool, its category, why it
+ * asks and the arguments (secrets masked, as in the CLI's own approval prompt), with a `decision`
+ * of `once` or `deny` (and `session` when offered). Sent pushed (legacy era) or inside an
+ * input-required result (revision 2026-07-28, which never offers `session`).
+ *
+ * @example
+ * await mcp.elicit(approvalQuestion(pending, false));
+ */
+export function approvalQuestion(pending: PendingApproval, offerSession: boolean) {
+  const choices = offerSession ? ['once', 'session', 'deny'] : ['once', 'deny'];
+  const args = JSON.stringify(redactValue(pending.arguments)) ?? '{}';
+  const message =
+    `Allow the tool "${pending.tool.name}" (${pending.tool.category}) to run` +
+    `${pending.decision.reason ? ` (${pending.decision.reason})` : ''}? ` +
+    `Arguments: ${args.length > 500 ? `${args.slice(0, 500)}…` : args}`;
+  return {
+    message,
+    requestedSchema: {
+      type: 'object' as const,
+      properties: {
+        decision: {
+          type: 'string' as const,
+          title: 'Decision',
+          description: offerSession
+            ? 'once: allow this call; session: allow this tool until the server stops; deny: refuse'
+            : 'once: allow this call; deny: refuse',
+          enum: choices,
+        },
+      },
+      required: ['decision'],
+    },
+  };
+}
+
+/**
+ * The approval an accepted form's `decision` stands for; anything but `once` (or an offered
+ * `session`) denies.
+ *
+ * @example
+ * approvalAnswer('once', false); // { action: 'allow', scope: 'once' }
+ */
+export function approvalAnswer(decision: unknown, offerSession: boolean): ApprovalAnswer {
+  if (decision === 'once') return { action: 'allow', scope: 'once' };
+  if (decision === 'session' && offerSession) return { action: 'allow', scope: 'session' };
+  return { action: 'deny', reason: 'the user denied the call' };
 }

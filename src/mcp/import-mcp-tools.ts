@@ -1,9 +1,5 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  type Implementation,
-  type Tool as McpTool,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { CallToolResult, Implementation, Tool as McpTool } from '@modelcontextprotocol/client';
 import type { JsonSchema, ToolCategory, ToolContract } from '../contract/index.js';
 import { type BrokenDefault, dropBrokenDefaults } from '../define/broken-defaults.js';
 import { createTool } from '../define/create-tool.js';
@@ -12,14 +8,29 @@ import { sanitizeMessage } from '../dispatch/sanitize.js';
 import { ToolError } from '../dispatch/tool-error.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
-import { connectMcpServer, type McpConnection, type McpServerTarget } from './connect.js';
+import {
+  connectMcpServer,
+  MAX_LIST_PAGES,
+  type McpClient,
+  type McpConnection,
+  type McpConnectOptions,
+  type McpElicitationRequest,
+  type McpElicitationResult,
+  type McpEra,
+  type McpPriorDiscovery,
+  type McpServerTarget,
+} from './connect.js';
 import { type PrefixMode, planNames } from './imported-names.js';
 import { effectsFromAnnotations, inferCategory } from './infer-category.js';
 import { remoteResultValue } from './remote-result.js';
+import { traceContextOf } from './trace-context.js';
 import { upgradeSchema } from './upgrade-schema.js';
 
-/** Options of {@link importMcpTools}. */
-export interface ImportMcpOptions {
+/**
+ * Options of {@link importMcpTools}. `era`, `prior` (an earlier import's {@link McpImport.prior}) and
+ * `probeTimeoutMs` choose the protocol era as for {@link connectMcpServer}.
+ */
+export interface ImportMcpOptions extends Pick<McpConnectOptions, 'era' | 'prior' | 'probeTimeoutMs'> {
   /**
    * The server's label: `meta.source` becomes `mcp:<label>` and collisions are prefixed with it.
    * Default: the `serverInfo.name` the server reports.
@@ -27,12 +38,43 @@ export interface ImportMcpOptions {
   readonly name?: string;
   /** `on-collision` (default): prefix only names already taken; `always`; `never`: a collision throws. */
   readonly prefix?: PrefixMode;
-  /** Follow the server's `notifications/tools/list_changed` by re-importing (default true). */
+  /**
+   * Follow the server's tool list changes by re-importing (default true): `subscriptions/listen` on
+   * 2026-07-28, `notifications/tools/list_changed` on the legacy era.
+   */
   readonly followChanges?: boolean;
   /** Longest wait for one remote call, in milliseconds (default 60,000, the SDK's). */
   readonly requestTimeoutMs?: number;
   /** Most tools taken from one server (default 1,000); the listing stops there. */
   readonly maxTools?: number;
+  /**
+   * Answers what the server asks the user while one of its tools runs (elicitation): a 2026-07-28
+   * server's `input_required` result, retried with the answer, or a legacy server's
+   * `elicitation/create`. Given the tool and the registry call's `state` when they are known, so a
+   * gateway can ask its own client (e.g. through `mcpContextOf(state)`). Without it the client
+   * declares no elicitation support, and such a call fails with `mcp_input_unsupported`.
+   * Sampling and roots are always refused (deprecated in 2026-07-28).
+   */
+  readonly onElicitation?: (elicitation: UpstreamElicitation) => Promise<McpElicitationResult>;
+}
+
+/** What {@link ImportMcpOptions.onElicitation} is asked. */
+export interface UpstreamElicitation {
+  /** The import's label. */
+  readonly server: string;
+  /** The server's request: `message` and `requestedSchema` (form mode). */
+  readonly request: McpElicitationRequest;
+  /**
+   * The call it belongs to: always on 2026-07-28; on the legacy era when exactly one call to this
+   * server is running (the protocol does not say which call a legacy request belongs to).
+   */
+  readonly call?: {
+    /** The tool's local name. */
+    readonly tool: string;
+    readonly remoteName: string;
+    /** The `state` the registry call was given. */
+    readonly state: unknown;
+  };
 }
 
 /** One imported tool: its local name, its name on the server, and the display category. */
@@ -81,9 +123,24 @@ export interface McpImport {
   readonly undescribed: () => readonly string[];
   /** Defaults and examples that broke their own schema and were dropped (see {@link DroppedDefault}). */
   readonly droppedDefaults: () => readonly DroppedDefault[];
-  readonly client: Client;
-  /** Lists the server's tools again and replaces ours with them. */
-  refresh(): Promise<void>;
+  /** The v2 SDK client (`@modelcontextprotocol/client`); before toolpact 0.2 the v1 `Client`. */
+  readonly client: McpClient;
+  /** The era the connection negotiated: `modern` (2026-07-28) or `legacy` (`initialize`). */
+  readonly era: McpEra;
+  /** The negotiated protocol revision, e.g. `2026-07-28` or `2025-11-25`. */
+  readonly protocolVersion: string | undefined;
+  /** The verdict to pass as `prior` when the same server is imported again, so it is not probed again. */
+  readonly prior: McpPriorDiscovery;
+  /**
+   * Until when the tool list is fresh (epoch milliseconds): the server's `ttlMs` after the last
+   * listing (2026-07-28); a legacy server gives none, so its list is stale at once.
+   */
+  readonly freshUntil: () => number;
+  /**
+   * Lists the server's tools again and replaces ours with them. While the last list is still fresh
+   * (its `ttlMs` has not passed) the kept list is used, unless `force` is true.
+   */
+  refresh(options?: { readonly force?: boolean }): Promise<void>;
   /**
    * Removes the tools from the registry, detaches the import from it and closes the connection (a
    * server started over stdio is stopped). Closing again answers the first close's promise.
@@ -92,7 +149,6 @@ export interface McpImport {
 }
 
 const DEFAULT_MAX_TOOLS = 1_000;
-const MAX_PAGES = 100;
 
 /**
  * Connects to an MCP server and registers each of its tools in `registry` as a toolpact tool with
@@ -121,21 +177,40 @@ export async function importMcpTools(
       'importMcpTools() was given a registry that is already closed, so the imported tools could never be called. Import into a new Registry.',
     );
   }
-  const connection = await connectMcpServer(target);
+  let label = options.name ?? 'server';
+  // Which registry call a tool call belongs to, so an elicitation can say which tool asks.
+  const calling = new AsyncLocalStorage<UpstreamCall>();
+  const running = new Set<UpstreamCall>();
+  const onElicitation = options.onElicitation;
+  const connection = await connectMcpServer(target, {
+    ...(options.era ? { era: options.era } : {}),
+    ...(options.prior ? { prior: options.prior } : {}),
+    ...(options.probeTimeoutMs !== undefined ? { probeTimeoutMs: options.probeTimeoutMs } : {}),
+    ...(onElicitation
+      ? {
+          onElicitation: (request: McpElicitationRequest) => {
+            const call = calling.getStore() ?? (running.size === 1 ? [...running][0] : undefined);
+            return onElicitation({ server: label, request, ...(call ? { call } : {}) });
+          },
+        }
+      : {}),
+  });
   const client = connection.client;
   const serverInfo = client.getServerVersion();
-  const label = options.name ?? serverInfo?.name ?? 'server';
+  label = options.name ?? serverInfo?.name ?? 'server';
   const source = `mcp:${label}`;
   let current: ImportedTool[] = [];
   let skipped: SkippedTool[] = [];
   let undescribed: string[] = [];
   let droppedDefaults: DroppedDefault[] = [];
+  let freshUntil = 0;
   let closing: Promise<void> | undefined;
 
-  const load = async () => {
-    const listed = await listAll(client, options.maxTools ?? DEFAULT_MAX_TOOLS);
+  const load = async (cacheMode: 'use' | 'refresh' = 'refresh') => {
+    const listed = await listAll(client, options.maxTools ?? DEFAULT_MAX_TOOLS, cacheMode);
     // A listing that comes back after close() must not bring the tools back.
     if (closing) return;
+    freshUntil = Date.now() + listed.ttlMs;
     const own = new Set(current.map((tool) => tool.name));
     const taken = new Set(
       registry
@@ -176,6 +251,10 @@ export async function importMcpTools(
             description ||
             `${remote.title ?? remote.annotations?.title ?? remote.name} (the MCP server "${label}" gives no description).`,
           requestTimeoutMs: options.requestTimeoutMs,
+          track: (call, run) => {
+            running.add(call);
+            return calling.run(call, run).finally(() => running.delete(call));
+          },
         });
         built.push(tool);
         for (const entry of dropped)
@@ -212,18 +291,21 @@ export async function importMcpTools(
     droppedDefaults = nextDropped;
   };
 
+  let subscription: { close(): Promise<void> } | undefined;
   try {
     await load();
+    if (options.followChanges !== false && client.getServerCapabilities()?.tools?.listChanged) {
+      let queue = Promise.resolve();
+      // The same handler serves both eras: unsolicited on legacy, on the listen stream on 2026-07-28.
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        // Re-imports run one after another; a failed one leaves the previous tools in place.
+        queue = queue.then(() => load('refresh')).catch(() => {});
+      });
+      if (connection.era === 'modern') subscription = await client.listen({ toolsListChanged: true });
+    }
   } catch (error) {
     await connection.close().catch(() => {});
     throw error;
-  }
-  if (options.followChanges !== false && client.getServerCapabilities()?.tools?.listChanged) {
-    let queue = Promise.resolve();
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      // Re-imports run one after another; a failed one leaves the previous tools in place.
-      queue = queue.then(load).catch(() => {});
-    });
   }
   const handle: McpImport = {
     server: label,
@@ -233,12 +315,17 @@ export async function importMcpTools(
     undescribed: () => undescribed,
     droppedDefaults: () => droppedDefaults,
     client,
-    refresh: load,
+    era: connection.era,
+    protocolVersion: connection.protocolVersion,
+    prior: connection.prior,
+    freshUntil: () => freshUntil,
+    refresh: (refreshOptions) => load(refreshOptions?.force ? 'refresh' : 'use'),
     close() {
       closing ??= (async () => {
         registry.disown(handle);
         for (const tool of current) registry.unregister(tool.name);
         current = [];
+        await subscription?.close().catch(() => {});
         await closeQuietly(connection);
       })();
       return closing;
@@ -248,12 +335,21 @@ export async function importMcpTools(
   return registry.own(handle);
 }
 
+/** A registry call running on the server, for {@link UpstreamElicitation.call}. */
+interface UpstreamCall {
+  readonly tool: string;
+  readonly remoteName: string;
+  readonly state: unknown;
+}
+
 interface ToolContext {
-  readonly client: Client;
+  readonly client: McpClient;
   readonly label: string;
   readonly source: string;
   readonly description: string;
   readonly requestTimeoutMs: number | undefined;
+  /** Runs a remote call as the given registry call (for elicitation). */
+  readonly track: <T>(call: UpstreamCall, run: () => Promise<T>) => Promise<T>;
 }
 
 function importTool(
@@ -286,71 +382,127 @@ function importTool(
       inferredCategory: true,
       ...(remote.annotations ? { annotations: remote.annotations } : {}),
     },
-    async execute(args, { signal }) {
-      let result: Awaited<ReturnType<Client['callTool']>>;
+    async execute(args, { signal, state }) {
+      let result: CallToolResult;
+      // The caller's trace goes with the call (W3C trace context in `_meta`, both eras).
+      const trace = traceContextOf(state);
       try {
-        result = await context.client.callTool({ name: remoteName, arguments: args }, undefined, {
-          signal,
-          ...(context.requestTimeoutMs ? { timeout: context.requestTimeoutMs } : {}),
-        });
+        result = await context.track({ tool: local, remoteName, state }, () =>
+          context.client.callTool(
+            {
+              name: remoteName,
+              arguments: args as Record<string, unknown>,
+              ...(trace ? { _meta: { ...trace } } : {}),
+            },
+            { signal, ...(context.requestTimeoutMs ? { timeout: context.requestTimeoutMs } : {}) },
+          ),
+        );
       } catch (error) {
         if (signal.aborted) throw error;
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new ToolError(
-          `The MCP server "${context.label}" did not complete the call: ${sanitizeMessage(reason)}`,
-          {
-            type: 'mcp_protocol_error',
-            details: { server: context.label },
-          },
-        );
+        throw remoteCallError(error, context.label, remoteName);
       }
-      return remoteResultValue(result as Parameters<typeof remoteResultValue>[0], context.label);
+      return remoteResultValue(result, context.label);
     },
   });
   return { tool, dropped: [...input.dropped, ...(output?.dropped ?? [])] };
+}
+
+const INPUT_KINDS: Record<string, string> = {
+  elicitation: 'elicitation (a question to the user)',
+  sampling: "sampling (a completion from the host's model)",
+  roots: "roots (the host's directories)",
+};
+
+/**
+ * What a failed remote call becomes. A server that needs input toolpact does not give (sampling and
+ * roots, deprecated in 2026-07-28; elicitation without `onElicitation`) is `mcp_input_unsupported`,
+ * naming what it asked for; anything else is `mcp_protocol_error`.
+ */
+function remoteCallError(error: unknown, server: string, remoteName: string): ToolError {
+  const reason = error instanceof Error ? error.message : String(error);
+  const details = { server };
+  const record = (error ?? {}) as { code?: unknown; data?: unknown };
+  let asked: string[] = [];
+  // -32021: the server needs a client capability we did not declare (checked before it asks).
+  if (record.code === -32021) {
+    const required = (record.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+    asked = required && typeof required === 'object' ? Object.keys(required) : [];
+  } else if (record.code === 'CAPABILITY_NOT_SUPPORTED') {
+    // The server asked anyway: the SDK names the method it has no handler for.
+    asked = Object.keys(INPUT_KINDS).filter((kind) =>
+      reason.includes(kind === 'roots' ? 'roots/list' : `${kind}/`),
+    );
+  }
+  if (asked.length > 0) {
+    const names = asked.map((kind) => INPUT_KINDS[kind] ?? kind).join(' and ');
+    const way = asked.every((kind) => kind === 'elicitation')
+      ? 'Import it with onElicitation to answer such questions.'
+      : 'toolpact does not give imported servers sampling or roots (both deprecated in MCP 2026-07-28); use a tool that does not need them.';
+    return new ToolError(
+      `The MCP server "${server}" needs ${names} to run "${remoteName}", which this host does not provide. ${way}`,
+      { type: 'mcp_input_unsupported', details: { ...details, asked } },
+    );
+  }
+  return new ToolError(`The MCP server "${server}" did not complete the call: ${sanitizeMessage(reason)}`, {
+    type: 'mcp_protocol_error',
+    details,
+  });
 }
 
 function withObjectType(schema: JsonSchema): JsonSchema {
   return schema.type === undefined ? { type: 'object', ...schema } : schema;
 }
 
+/**
+ * All of the server's tools, through the SDK's aggregating `listTools` (which keeps the list for the
+ * server's `ttlMs` and indexes it for output validation), with duplicates and the overflow reported.
+ */
 async function listAll(
-  client: Client,
+  client: McpClient,
   maxTools: number,
-): Promise<{ tools: McpTool[]; skipped: SkippedTool[] }> {
+  cacheMode: 'use' | 'refresh',
+): Promise<{ tools: McpTool[]; skipped: SkippedTool[]; ttlMs: number }> {
+  let result: Awaited<ReturnType<McpClient['listTools']>>;
+  try {
+    result = await client.listTools(undefined, { cacheMode });
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === 'LIST_PAGINATION_EXCEEDED') {
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `The MCP server kept returning a nextCursor after ${MAX_LIST_PAGES} pages of tools/list; its pagination looks broken.`,
+        undefined,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
   const tools: McpTool[] = [];
   const skipped: SkippedTool[] = [];
   const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor });
-    for (const tool of result.tools) {
-      if (seen.has(tool.name)) {
-        skipped.push({
-          remoteName: tool.name,
-          code: 'duplicate_on_server',
-          message: `The server lists "${tool.name}" more than once; the first one was imported.`,
-        });
-        continue;
-      }
-      if (tools.length >= maxTools) {
-        skipped.push({
-          remoteName: tool.name,
-          code: 'limit_reached',
-          message: `The server offers more than ${maxTools} tools; raise maxTools to import the rest.`,
-        });
-        continue;
-      }
-      seen.add(tool.name);
-      tools.push(tool);
+  for (const tool of result.tools) {
+    if (seen.has(tool.name)) {
+      skipped.push({
+        remoteName: tool.name,
+        code: 'duplicate_on_server',
+        message: `The server lists "${tool.name}" more than once; the first one was imported.`,
+      });
+      continue;
     }
-    cursor = result.nextCursor;
-    if (cursor === undefined) return { tools, skipped };
+    if (tools.length >= maxTools) {
+      skipped.push({
+        remoteName: tool.name,
+        code: 'limit_reached',
+        message: `The server offers more than ${maxTools} tools; raise maxTools to import the rest.`,
+      });
+      continue;
+    }
+    seen.add(tool.name);
+    tools.push(tool);
   }
-  throw new ToolDefinitionError(
-    'invalid_option',
-    `The MCP server kept returning a nextCursor after ${MAX_PAGES} pages of tools/list; its pagination looks broken.`,
-  );
+  // `ttlMs` is on the wire (2026-07-28) but not in the SDK's type; absent or negative is "stale at once".
+  const ttl = (result as { ttlMs?: unknown }).ttlMs;
+  const ttlMs = typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? ttl : 0;
+  return { tools, skipped, ttlMs };
 }
 
 async function closeQuietly(connection: McpConnection): Promise<void> {

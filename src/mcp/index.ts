@@ -1,12 +1,27 @@
 /**
  * `toolpact/mcp`: serve a Registry over MCP (stdio, Streamable HTTP) and import an MCP server's tools
- * into a Registry. This entry loads `@modelcontextprotocol/sdk`; the root entry never does.
+ * into a Registry. This entry loads the MCP SDK's server (`@modelcontextprotocol/server`, v2); its client
+ * and HTTP stacks load only when used, and the root entry loads none of it.
  */
-export { connectMcpServer, type McpConnection, type McpServerTarget } from './connect.js';
+export {
+  connectMcpServer,
+  DEFAULT_PROBE_TIMEOUT_MS,
+  type McpClient,
+  type McpConnection,
+  type McpConnectOptions,
+  type McpElicitationRequest,
+  type McpElicitationResult,
+  type McpEra,
+  type McpPriorDiscovery,
+  type McpServerTarget,
+  type McpTransport,
+} from './connect.js';
 export {
   createMcpServer,
+  DISCOVER_TTL_MS,
   type McpConnectionTraits,
   type McpServerOptions,
+  TOOLS_LIST_TTL_MS,
   type ToolListing,
 } from './create-mcp-server.js';
 export { type ElicitationApproverOptions, elicitationApprover } from './elicitation-approver.js';
@@ -17,13 +32,29 @@ export {
   importMcpTools,
   type McpImport,
   type SkippedTool,
+  type UpstreamElicitation,
 } from './import-mcp-tools.js';
 export { type NamePlan, type PrefixMode, planNames, serverSlug } from './imported-names.js';
 export { effectsFromAnnotations, inferCategory } from './infer-category.js';
 export { checkRequestOrigin, isLoopbackHost, type OriginPolicy, type OriginRefusal } from './origin-check.js';
 export { mcpTargetFromArgument, registryFromMcp } from './registry-from-mcp.js';
 export { type McpRequestContext, mcpContextOf } from './request-context.js';
+export {
+  bindingFor,
+  MemoryUsedStateStore,
+  type RequestStateBinding,
+  type RequestStateBindingField,
+  RequestStateKeyError,
+  type RequestStateOpened,
+  type RequestStateOptions,
+  type RequestStateRefusal,
+  type RequestStateRefusalCode,
+  RequestStateSealer,
+  type UsedStateClaim,
+  type UsedStateStore,
+} from './request-state.js';
 export { type HttpServeOptions, type RunningHttpServer, serveHttp } from './serve-http.js';
 export { type RunningStdioServer, type StdioServeOptions, serveStdio } from './serve-stdio.js';
 export { splitCommandLine } from './split-command-line.js';
+export { type TraceContext, traceContextOf } from './trace-context.js';
 export { upgradeSchema } from './upgrade-schema.js';

@@ -1,4 +1,4 @@
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/client';
 import type { ToolCategory, ToolEffects } from '../contract/index.js';
 
 const SEARCH_NAME = /(^|[^a-z])(search|find|grep|glob|query|lookup)/i;

@@ -1,7 +1,7 @@
 import { ToolDefinitionError } from '../errors/index.js';
 import { Registry } from '../registry/registry.js';
 import type { McpServerTarget } from './connect.js';
-import { importMcpTools, type McpImport } from './import-mcp-tools.js';
+import { type ImportMcpOptions, importMcpTools, type McpImport } from './import-mcp-tools.js';
 import { splitCommandLine } from './split-command-line.js';
 
 /**
@@ -33,7 +33,8 @@ export function mcpTargetFromArgument(argument: string, cwd: string): McpServerT
 
 /**
  * A fresh registry holding the tools of a running MCP server (for `toolpact inspect --mcp`), and the
- * import, which is attached to the registry: closing either one ends the connection.
+ * import, which is attached to the registry: closing either one ends the connection. `options` chooses
+ * the era (`era`, `prior`, `probeTimeoutMs`); the server's list changes are not followed.
  *
  * @example
  * const { registry, imported } = await registryFromMcp('npx -y @modelcontextprotocol/server-everything', cwd);
@@ -43,9 +44,11 @@ export function mcpTargetFromArgument(argument: string, cwd: string): McpServerT
 export async function registryFromMcp(
   argument: string,
   cwd: string,
+  options: Pick<ImportMcpOptions, 'era' | 'prior' | 'probeTimeoutMs'> = {},
 ): Promise<{ registry: Registry; imported: McpImport }> {
   const registry = new Registry();
   const imported = await importMcpTools(registry, mcpTargetFromArgument(argument, cwd), {
+    ...options,
     followChanges: false,
   });
   return { registry, imported };

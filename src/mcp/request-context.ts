@@ -1,18 +1,18 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   type ClientCapabilities,
   type CreateMessageRequest,
   type CreateMessageResult,
-  CreateMessageResultSchema,
   type ElicitRequestFormParams,
   type ElicitResult,
-  ElicitResultSchema,
   type Implementation,
+  LOG_LEVEL_META_KEY,
   type LoggingLevel,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+  PROTOCOL_VERSION_META_KEY,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 
 const MCP_CONTEXT = Symbol.for('toolpact.mcp.context');
 
@@ -31,21 +31,34 @@ export interface McpRequestContext {
   readonly [MCP_CONTEXT]: true;
   /** The JSON-RPC id of the `tools/call` request. */
   readonly requestId: string | number;
-  /** The Streamable HTTP session, when there is one. */
+  /**
+   * `legacy` for a 2025 client (it opened with `initialize`), `modern` for a revision 2026-07-28
+   * request (stateless: its version, capabilities and log level travel in its own `_meta`).
+   */
+  readonly era: 'legacy' | 'modern';
+  /** The Streamable HTTP session, when there is one (never on the modern era). */
   readonly sessionId: string | undefined;
-  /** Aborted when the client sends `notifications/cancelled` or the connection closes. */
+  /** Aborted when the client cancels (or closes the request's stream) or the connection closes. */
   readonly signal: AbortSignal;
   readonly clientCapabilities: ClientCapabilities | undefined;
   readonly clientInfo: Implementation | undefined;
-  /** Whether the client can answer a form elicitation on this connection. */
+  /**
+   * Whether the client can answer a form elicitation pushed in the middle of the call. Never on the
+   * modern era, which has no server-to-client requests: there an approval is asked with an
+   * input-required result instead (the server does that for the gate's `ask`).
+   */
   readonly canElicit: boolean;
   /** Sends `notifications/progress` when the client asked for progress (a `progressToken`); else does nothing. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
-  /** Sends `notifications/message` unless the client's `logging/setLevel` filters it out. */
+  /**
+   * Sends `notifications/message` at or above the client's level: the legacy connection's
+   * `logging/setLevel`, or the modern request's `_meta` `io.modelcontextprotocol/logLevel`
+   * (without one, a modern request gets no log messages at all, as the revision requires).
+   */
   log(level: LoggingLevel, data: unknown): Promise<void>;
   /** Asks the user through the client (`elicitation/create`, form mode). Rejects when the client cannot. */
   elicit(params: Omit<ElicitRequestFormParams, 'mode'>): Promise<ElicitResult>;
-  /** Asks the client's model (`sampling/createMessage`). Rejects when the client cannot. */
+  /** Asks the client's model (`sampling/createMessage`). Rejects when the client cannot (or the era has no such request). */
   sample(params: CreateMessageRequest['params']): Promise<CreateMessageResult>;
 }
 
@@ -60,71 +73,110 @@ const LEVELS: readonly LoggingLevel[] = [
   'emergency',
 ];
 
-/** The logging threshold one connection asked for with `logging/setLevel`. */
+/** The logging threshold one legacy connection asked for with `logging/setLevel`. */
 export interface LogThreshold {
   level: LoggingLevel | undefined;
+}
+
+/**
+ * True for a request of revision 2026-07-28 or later: it carries the per-request `_meta` envelope.
+ *
+ * @example
+ * if (isModernRequest(ctx)) return inputRequired({ ... });
+ */
+export function isModernRequest(ctx: ServerContext): boolean {
+  return typeof envelopeOf(ctx)[PROTOCOL_VERSION_META_KEY] === 'string';
+}
+
+/**
+ * The client capabilities of a request: from its own `_meta` on the modern era, from `initialize`
+ * on the legacy one.
+ *
+ * @example
+ * const capabilities = clientCapabilitiesOf(server, ctx);
+ */
+export function clientCapabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+  if (isModernRequest(ctx)) return envelopeOf(ctx)[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities;
+  return server.getClientCapabilities();
+}
+
+/**
+ * Whether these capabilities accept a form elicitation. An empty `elicitation: {}` means form mode
+ * (the 2025-06-18 shape); 2025-11-25 and later name the modes.
+ *
+ * @example
+ * supportsFormElicitation({ elicitation: {} }); // true
+ */
+export function supportsFormElicitation(capabilities: ClientCapabilities | undefined): boolean {
+  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  if (!elicitation || typeof elicitation !== 'object') return false;
+  return elicitation.form !== undefined || elicitation.url === undefined;
+}
+
+// The SDK types the envelope loosely (`Partial<RequestMetaEnvelope>`); read it by its keys.
+function envelopeOf(ctx: ServerContext): Record<string, unknown> {
+  return (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
 }
 
 /**
  * Builds the context of one `tools/call` request (the server does this for every call).
  *
  * @example
- * const context = createRequestContext(server, extra, { level: undefined }, true);
+ * const context = createRequestContext(server, ctx, { level: undefined }, true);
  * await context.progress(1, 2);
  */
 export function createRequestContext(
   server: Server,
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  ctx: ServerContext,
   threshold: LogThreshold,
   canServerRequest: boolean,
 ): McpRequestContext {
-  return new RequestContext(server, extra, threshold, canServerRequest);
+  return new RequestContext(server, ctx, threshold, canServerRequest);
 }
 
 // A class rather than an object of closures: one allocation per call, methods on the prototype.
 class RequestContext implements McpRequestContext {
   readonly [MCP_CONTEXT] = true as const;
   readonly #server: Server;
-  readonly #extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+  readonly #ctx: ServerContext;
   readonly #threshold: LogThreshold;
   readonly #canServerRequest: boolean;
+  readonly era: 'legacy' | 'modern';
 
-  constructor(
-    server: Server,
-    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-    threshold: LogThreshold,
-    canServerRequest: boolean,
-  ) {
+  constructor(server: Server, ctx: ServerContext, threshold: LogThreshold, canServerRequest: boolean) {
     this.#server = server;
-    this.#extra = extra;
+    this.#ctx = ctx;
     this.#threshold = threshold;
-    this.#canServerRequest = canServerRequest;
+    this.era = isModernRequest(ctx) ? 'modern' : 'legacy';
+    // The modern era has no return path for a request of ours in the middle of a call.
+    this.#canServerRequest = canServerRequest && this.era === 'legacy';
   }
 
   get requestId(): string | number {
-    return this.#extra.requestId;
+    return this.#ctx.mcpReq.id;
   }
   get sessionId(): string | undefined {
-    return this.#extra.sessionId;
+    return this.era === 'modern' ? undefined : this.#ctx.sessionId;
   }
   get signal(): AbortSignal {
-    return this.#extra.signal;
+    return this.#ctx.mcpReq.signal;
   }
   get clientCapabilities(): ClientCapabilities | undefined {
-    return this.#server.getClientCapabilities();
+    return clientCapabilitiesOf(this.#server, this.#ctx);
   }
   get clientInfo(): Implementation | undefined {
+    if (this.era === 'modern')
+      return envelopeOf(this.#ctx)[CLIENT_INFO_META_KEY] as Implementation | undefined;
     return this.#server.getClientVersion();
   }
   get canElicit(): boolean {
-    const capabilities = this.#server.getClientCapabilities();
-    return this.#canServerRequest && capabilities !== undefined && formSupported(capabilities);
+    return this.#canServerRequest && supportsFormElicitation(this.clientCapabilities);
   }
 
   async progress(progress: number, total?: number, message?: string): Promise<void> {
-    const progressToken = this.#extra._meta?.progressToken;
-    if (progressToken === undefined || this.#extra.signal.aborted) return;
-    await this.#extra.sendNotification({
+    const progressToken = this.#ctx.mcpReq._meta?.progressToken;
+    if (progressToken === undefined || this.#ctx.mcpReq.signal.aborted) return;
+    await this.#ctx.mcpReq.notify({
       method: 'notifications/progress',
       params: {
         progressToken,
@@ -136,29 +188,31 @@ class RequestContext implements McpRequestContext {
   }
 
   async log(level: LoggingLevel, data: unknown): Promise<void> {
-    const floor = this.#threshold.level;
+    let floor: LoggingLevel | undefined;
+    if (this.era === 'modern') {
+      const asked = envelopeOf(this.#ctx)[LOG_LEVEL_META_KEY];
+      // No level in the request: the revision forbids log messages for it.
+      if (typeof asked !== 'string' || !LEVELS.includes(asked as LoggingLevel)) return;
+      floor = asked as LoggingLevel;
+    } else {
+      floor = this.#threshold.level;
+    }
     if (floor !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(floor)) return;
-    await this.#extra.sendNotification({ method: 'notifications/message', params: { level, data } });
+    await this.#ctx.mcpReq.notify({ method: 'notifications/message', params: { level, data } });
   }
 
   async elicit(params: Omit<ElicitRequestFormParams, 'mode'>): Promise<ElicitResult> {
     if (!this.canElicit)
       throw new Error('The MCP client cannot answer elicitation requests on this connection.');
     // Sent as a request related to this call, so it travels on the call's own response stream.
-    return this.#server.request({ method: 'elicitation/create', params }, ElicitResultSchema, {
-      relatedRequestId: this.#extra.requestId,
-      signal: this.#extra.signal,
-    });
+    return this.#ctx.mcpReq.elicitInput(params as ElicitRequestFormParams, { signal: this.signal });
   }
 
   async sample(params: CreateMessageRequest['params']): Promise<CreateMessageResult> {
-    if (!this.#canServerRequest || !this.#server.getClientCapabilities()?.sampling) {
+    if (!this.#canServerRequest || !this.clientCapabilities?.sampling) {
       throw new Error('The MCP client cannot answer sampling requests on this connection.');
     }
-    return this.#server.request({ method: 'sampling/createMessage', params }, CreateMessageResultSchema, {
-      relatedRequestId: this.#extra.requestId,
-      signal: this.#extra.signal,
-    });
+    return (await this.#ctx.mcpReq.requestSampling(params, { signal: this.signal })) as CreateMessageResult;
   }
 }
 
@@ -183,11 +237,4 @@ function isContext(value: unknown): value is McpRequestContext {
   return (
     value !== null && typeof value === 'object' && (value as Record<symbol, unknown>)[MCP_CONTEXT] === true
   );
-}
-
-// An empty `elicitation: {}` means form mode (the 2025-06-18 shape); 2025-11-25 names the modes.
-function formSupported(capabilities: ClientCapabilities): boolean {
-  const elicitation = capabilities.elicitation as { form?: unknown; url?: unknown } | undefined;
-  if (!elicitation) return false;
-  return elicitation.form !== undefined || elicitation.url === undefined;
 }

@@ -1,8 +1,4 @@
-import type {
-  JsonSchemaType,
-  JsonSchemaValidator,
-  jsonSchemaValidator,
-} from '@modelcontextprotocol/sdk/validation/types.js';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/client';
 import type { JsonSchema } from '../contract/index.js';
 import { sharedAjv } from '../dispatch/validate-json-schema.js';
 

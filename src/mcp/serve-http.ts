@@ -1,13 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  isInitializeRequest,
+  isJsonContentType,
+  type Server,
+} from '@modelcontextprotocol/server';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
-import { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
+import {
+  buildMcpServer,
+  createMcpServer,
+  followChanges,
+  type McpServerOptions,
+} from './create-mcp-server.js';
 import { checkRequestOrigin, isLoopbackHost } from './origin-check.js';
+import { RequestStateSealer } from './request-state.js';
 
 /** Options of {@link serveHttp}. */
 export interface HttpServeOptions extends McpServerOptions {
@@ -18,8 +29,9 @@ export interface HttpServeOptions extends McpServerOptions {
   /** The endpoint path (default `/mcp`). */
   readonly path?: string;
   /**
-   * No sessions: every POST is served by a fresh server, so any replica behind a load balancer can
-   * answer any request. Costs: no `list_changed` (no stream to carry it) and no elicitation.
+   * No sessions for legacy (2025) clients either: every legacy POST is served by a fresh server, so
+   * any replica behind a load balancer can answer any request. Costs legacy clients `list_changed` (no
+   * stream to carry it) and elicitation. Revision 2026-07-28 requests are always served statelessly.
    */
   readonly stateless?: boolean;
   /** Browser origins allowed besides loopback ones (the DNS-rebinding defence refuses all others). */
@@ -28,8 +40,14 @@ export interface HttpServeOptions extends McpServerOptions {
   readonly allowedHosts?: readonly string[];
   /** Largest request body, in bytes (default 4 MiB). */
   readonly maxBodyBytes?: number;
-  /** Most sessions open at once (default 1,000); an initialize beyond it is answered 503. */
+  /** Most legacy sessions open at once (default 1,000); an initialize beyond it is answered 503. */
   readonly maxSessions?: number;
+  /**
+   * Seals the `requestState` of a revision 2026-07-28 approval (default
+   * `RequestStateSealer.fromEnvironment()`: the key in `TOOLPACT_STATE_KEY`, which every replica must
+   * share; without it, a key of this process, so a retry must come back to this process).
+   */
+  readonly requestState?: RequestStateSealer;
 }
 
 /** A listening MCP HTTP server. */
@@ -38,23 +56,27 @@ export interface RunningHttpServer {
   readonly url: string;
   readonly port: number;
   readonly host: string;
-  /** Open sessions (always 0 when stateless). */
+  /** Open legacy sessions (always 0 when stateless; revision 2026-07-28 has none). */
   readonly sessionCount: () => number;
-  /** Ends every session and stops listening. */
+  /** Ends every session and open stream, and stops listening. */
   close(): Promise<void>;
 }
 
 interface Session {
   readonly server: Server;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: NodeStreamableHTTPServerTransport;
 }
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 
 /**
- * Serves a registry over MCP Streamable HTTP, on loopback unless told otherwise, with the Origin and
- * Host checks the spec requires against DNS rebinding. With `stateless: true` there are no sessions.
- * Every call goes through `registry.call`, with its gate.
+ * Serves a registry over MCP Streamable HTTP on one endpoint for both eras, on loopback unless told
+ * otherwise, with the Origin and Host checks the spec requires against DNS rebinding. A revision
+ * 2026-07-28 request (its `_meta` envelope and headers) is served statelessly by a fresh server: no
+ * `Mcp-Session-Id`, any replica can answer, approvals are input-required results, change
+ * notifications go to `subscriptions/listen` streams. A 2025 client opens a session with `initialize`
+ * and keeps everything it had: the GET stream, `list_changed`, approvals by elicitation (with
+ * `stateless: true`, legacy POSTs stand alone too). Every call goes through `registry.call`, with its gate.
  *
  * @example
  * const running = await serveHttp(registry, { port: 3000 });
@@ -85,30 +107,33 @@ export async function serveHttp(
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
   };
   const sessions = new Map<string, Session>();
-  // Loaded only when HTTP is served: it brings the Web-standard request adapter with it.
-  const { StreamableHTTPServerTransport } = await import(
-    '@modelcontextprotocol/sdk/server/streamableHttp.js'
+  // Loaded only when HTTP is served: the Node adapter brings hono with it.
+  const { NodeStreamableHTTPServerTransport, toNodeHandler } = await import('@modelcontextprotocol/node');
+
+  // Revision 2026-07-28: a fresh server per request (the SDK's strict handler checks the envelope,
+  // the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers, and answers subscriptions/listen).
+  // Legacy traffic never reaches it: its 'stateless' legacy mode has no return path for elicitation.
+  const approvals = options.requestState ?? RequestStateSealer.fromEnvironment();
+  const modern = createMcpHandler(
+    () => buildMcpServer(registry, options, { listChanged: true, serverRequests: false }, approvals),
+    { legacy: 'reject', maxRequestBodySize: maxBody },
   );
+  const serveModern = toNodeHandler(modern, { maxRequestBodySize: maxBody });
+  const stopFollowing = followChanges(options.listing ?? registry, () => modern.notify.toolsChanged());
 
-  const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    if (url.pathname !== path) return plain(response, 404, `Not found. The MCP endpoint is ${path}.`);
-    const refusal = checkRequestOrigin(
-      { host: request.headers.host, origin: firstHeader(request.headers.origin) },
-      policy,
-    );
-    if (refusal) return plain(response, refusal.status, refusal.message);
-
-    const method = request.method ?? 'GET';
+  const serveLegacy = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    method: string,
+    body: unknown,
+  ): Promise<void> => {
     if (options.stateless) {
       if (method !== 'POST') {
         response.setHeader('Allow', 'POST');
         return rpcError(response, 405, -32000, 'This server is stateless: send every request as a POST.');
       }
-      const body = await readJson(request, response, maxBody);
-      if (body === NO_BODY) return;
-      const server = createMcpServer(registry, options, { listChanged: false, serverRequests: false });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const server = buildMcpServer(registry, options, { listChanged: false, serverRequests: false });
+      const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       response.on('close', () => {
         transport.close().catch(() => {});
         server.close().catch(() => {});
@@ -117,36 +142,31 @@ export async function serveHttp(
       await transport.handleRequest(request, response, body);
       return;
     }
-
     const sessionId = firstHeader(request.headers['mcp-session-id']);
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       if (!session) {
         return rpcError(response, 404, -32001, 'Unknown or ended session. Initialize a new session.');
       }
-      const body = method === 'POST' ? await readJson(request, response, maxBody) : undefined;
-      if (body === NO_BODY) return;
       await session.transport.handleRequest(request, response, body);
       return;
     }
     if (method !== 'POST') {
       return rpcError(response, 400, -32000, 'Send an initialize request (POST) first; it opens a session.');
     }
-    const body = await readJson(request, response, maxBody);
-    if (body === NO_BODY) return;
     if (!isInitializeRequest(body)) {
       return rpcError(
         response,
         400,
         -32000,
-        'No Mcp-Session-Id header: only an initialize request may come without a session.',
+        'No Mcp-Session-Id header: only an initialize request may come without a session (or send a revision 2026-07-28 request, with its _meta envelope, which needs none).',
       );
     }
     if (sessions.size >= maxSessions) {
       return rpcError(response, 503, -32000, `Too many open sessions (${maxSessions}); try again later.`);
     }
     const server = createMcpServer(registry, options, { listChanged: true, serverRequests: true });
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, { server, transport });
@@ -162,6 +182,36 @@ export async function serveHttp(
     if (!transport.sessionId || !sessions.has(transport.sessionId)) {
       await transport.close().catch(() => {});
     }
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== path) return plain(response, 404, `Not found. The MCP endpoint is ${path}.`);
+    const refusal = checkRequestOrigin(
+      { host: request.headers.host, origin: firstHeader(request.headers.origin) },
+      policy,
+    );
+    if (refusal) return plain(response, refusal.status, refusal.message);
+
+    const method = request.method ?? 'GET';
+    if (method !== 'POST') return serveLegacy(request, response, method, undefined);
+    if (!isJsonContentType(firstHeader(request.headers['content-type']))) {
+      return rpcError(response, 415, -32000, 'Send the request as Content-Type: application/json.');
+    }
+    const body = await readJson(request, response, maxBody);
+    if (body === NO_BODY) return;
+    // The era is a property of each request: an enveloped one (or one that claims the modern era in its
+    // headers, even wrongly, so that the strict handler can say what is wrong) is modern.
+    const route = classifyInboundRequest({
+      httpMethod: method,
+      protocolVersionHeader: firstHeader(request.headers['mcp-protocol-version']),
+      mcpMethodHeader: firstHeader(request.headers['mcp-method']),
+      mcpNameHeader: firstHeader(request.headers['mcp-name']),
+      body,
+    });
+    const legacy = route.kind === 'legacy' && !isBareDiscover(body, request);
+    if (legacy) return serveLegacy(request, response, method, body);
+    await serveModern(request, response, body);
   };
 
   const http = createServer((request, response) => {
@@ -186,13 +236,25 @@ export async function serveHttp(
     host: address.address,
     sessionCount: () => sessions.size,
     async close() {
+      stopFollowing();
       const open = [...sessions.values()];
       sessions.clear();
-      await Promise.allSettled(open.map((session) => session.transport.close()));
+      await Promise.allSettled([modern.close(), ...open.map((session) => session.transport.close())]);
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+// A `server/discover` without an envelope or a session is a probe that only the modern era knows:
+// the strict handler answers it with the revisions it supports (-32022) instead of "no session".
+function isBareDiscover(body: unknown, request: IncomingMessage): boolean {
+  return (
+    body !== null &&
+    typeof body === 'object' &&
+    (body as { method?: unknown }).method === 'server/discover' &&
+    request.headers['mcp-session-id'] === undefined
+  );
 }
 
 const NO_BODY = Symbol('no body');

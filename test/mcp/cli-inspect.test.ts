@@ -75,3 +75,28 @@ test('a server that does not start, or a module together with --mcp, exits 2 wit
   expect(await execute(['inspect', '--mcp', 'node "x.js'], unclosed.io)).toBe(2);
   expect(unclosed.stderr()).toContain('unclosed');
 });
+
+test('inspect --mcp names the negotiated era: a modern-only server, and the fixture with --era legacy', async () => {
+  const modern = bufferIo();
+  const code = await execute(
+    ['inspect', '--mcp', `${node} test/fixtures/mcp/modern-only-server.mjs`, '--format', 'json'],
+    modern.io,
+  );
+  expect(code).toBe(0);
+  expect(JSON.parse(modern.stdout()).server).toEqual({
+    name: 'modern-only',
+    era: 'modern',
+    protocolVersion: '2026-07-28',
+  });
+  const legacy = bufferIo();
+  expect(
+    await execute(
+      ['inspect', '--mcp', `${node} test/fixtures/mcp/legacy-only-server.mjs`, '--era', 'legacy'],
+      legacy.io,
+    ),
+  ).toBe(0);
+  expect(legacy.stdout().split('\n')[0]).toBe('MCP server "legacy-only": legacy era, protocol 2025-11-25');
+  const wrong = bufferIo();
+  expect(await execute(['inspect', '--mcp', 'node x.js', '--era', 'newest'], wrong.io)).toBe(2);
+  expect(wrong.stderr()).toContain('--era must be auto, legacy or modern');
+});

@@ -42,6 +42,18 @@ describe('toolpact serve: usage errors exit 2 with a message', () => {
     expect(stdout()).toBe('');
   });
 
+  test('a TOOLPACT_STATE_KEY that cannot be read is a usage error naming the variable, not its value', async () => {
+    const { io, stderr, stdout } = bufferIo();
+    const key = 'not-a-key-of-32-bytes';
+    expect(
+      await execute(['serve', MODULE, '--http', '--port', '0'], { ...io, env: { TOOLPACT_STATE_KEY: key } }),
+    ).toBe(2);
+    expect(stderr()).toContain('TOOLPACT_STATE_KEY');
+    expect(stderr()).not.toContain(key);
+    expect(stderr()).not.toContain('Cannot listen');
+    expect(stdout()).toBe('');
+  });
+
   test('--help prints the usage', async () => {
     const { io, stdout } = bufferIo();
     expect(await execute(['serve', '--help'], io)).toBe(0);

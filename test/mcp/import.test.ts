@@ -1,13 +1,14 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as z from 'zod';
 import { defineTool, Registry, ToolDefinitionError } from '../../src/index.js';
 import { importMcpTools, type McpImport, serveHttp } from '../../src/mcp/index.js';
 import { fixtureRegistry } from '../fixtures/mcp/tools.js';
-import { invalidMessages, type Recording, ROOT, recordingTransport } from './support/wire.js';
+import { type Recording, ROOT, recordingTransport } from './support/wire.js';
+import { invalidClientMessagesByEra } from './support/wire-eras.js';
 
 const SERVER = join(ROOT, 'test', 'fixtures', 'mcp', 'stdio-server.ts');
 
@@ -130,8 +131,8 @@ describe('importMcpTools from a toolpact server over stdio', () => {
     expect(await registry.call('extra_tool', {})).toEqual({ ok: true, result: 'extra' });
   });
 
-  test('every message we sent validates against the MCP 2025-11-25 schema', () => {
-    expect(invalidMessages('client', recording)).toEqual([]);
+  test('every message we sent validates against the MCP schema of its revision', () => {
+    expect(invalidClientMessagesByEra(recording)).toEqual([]);
   });
 
   test('close() removes the imported tools and keeps the local ones', async () => {

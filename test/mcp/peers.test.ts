@@ -1,20 +1,14 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Registry } from '../../src/index.js';
 import { lint } from '../../src/lint/index.js';
 import { importMcpTools, type McpImport } from '../../src/mcp/index.js';
 import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
-import {
-  EVERYTHING,
-  FILESYSTEM,
-  invalidMessages,
-  type Recording,
-  ROOT,
-  recordingTransport,
-} from './support/wire.js';
+import { EVERYTHING, FILESYSTEM, type Recording, ROOT, recordingTransport } from './support/wire.js';
+import { invalidClientMessagesByEra } from './support/wire-eras.js';
 
 function peer(args: string[]) {
   return recordingTransport(
@@ -141,9 +135,19 @@ test("the peers' contracts are linted like our own: warnings only, and none says
   expect(usage).toEqual(new Set(imported));
 });
 
-test('every message we sent to either peer validates against the MCP 2025-11-25 schema', () => {
+test('both peers speak only the legacy era: the probe fell back to initialize', () => {
+  expect([fs.era, everything.era]).toEqual(['legacy', 'legacy']);
+  expect(fs.prior).toEqual({ kind: 'legacy' });
+  for (const wire of [fsWire, everythingWire]) {
+    const methods = wire.sent.flatMap((message) => ('method' in message ? [message.method] : []));
+    expect(methods.slice(0, 2)).toEqual(['server/discover', 'initialize']);
+  }
+});
+
+test('every message we sent to either peer validates against the MCP schema of its revision', () => {
   expect(fsWire.sent.length).toBeGreaterThan(3);
   expect(everythingWire.sent.length).toBeGreaterThan(3);
-  expect(invalidMessages('client', fsWire)).toEqual([]);
-  expect(invalidMessages('client', everythingWire)).toEqual([]);
+  // The era probe against 2026-07-28, everything after the fallback against 2025-11-25.
+  expect(invalidClientMessagesByEra(fsWire)).toEqual([]);
+  expect(invalidClientMessagesByEra(everythingWire)).toEqual([]);
 });

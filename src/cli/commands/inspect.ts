@@ -23,23 +23,27 @@ export const command: Command = {
   summary: 'show a tool set: contracts, tokens per provider, provider refusals and a lint summary',
   usage: [
     'toolpact inspect <module> [--format table|json] [--always-loaded <name,...>]',
-    'toolpact inspect --mcp "<command or URL>" [--format table|json] [--always-loaded <name,...>]',
+    'toolpact inspect --mcp "<command or URL>" [--era auto|legacy|modern] [--format table|json] [--always-loaded <name,...>]',
     '',
     'Prints one row per tool: name, category, risk, default permission, parameters (optional ones end',
     'in "?") and what its definition costs in tokens in each provider format (o200k_base over the JSON',
     'sent), then which tools each provider would refuse and why, then the lint report (recommended).',
     'With --mcp, the tools of a running MCP server: a command line started over stdio (no shell),',
     'or an http(s) URL of a Streamable HTTP endpoint; their categories are inferred from annotations.',
+    'The protocol era is negotiated (--era auto, the default: probe with server/discover, fall back to',
+    'initialize); --era legacy skips the probe, --era modern accepts only 2026-07-28. The first line',
+    'names the server, its era and protocol revision.',
     'Then what one request costs with tool search (withToolSearch: the always-loaded tools, given by',
     '--always-loaded, and search_tools) against sending every tool, in each format.',
     'With --format json: { "tools": [rows], "totals": {format: tokens}, "search": {...}, "refusals": [...],',
-    '"findings": [...] }.',
+    '"findings": [...] }, and with --mcp "server": { "name", "era", "protocolVersion" }.',
     'Exit 1 when a lint finding is an error (a provider refusal is one), 2 for usage errors.',
   ].join('\n'),
   async run(args, io) {
     const { positionals, flags } = parseArgs(args, {
       format: 'string',
       mcp: 'string',
+      era: 'string',
       'always-loaded': 'string',
     });
     const alwaysLoaded =
@@ -57,9 +61,14 @@ export const command: Command = {
     const format = flags.format ?? 'table';
     if (format !== 'table' && format !== 'json')
       throw new UsageError(`--format must be table or json, received "${format}".`);
+    const era = flags.era ?? 'auto';
+    if (era !== 'auto' && era !== 'legacy' && era !== 'modern')
+      throw new UsageError(`--era must be auto, legacy or modern, received "${era}".`);
+    if (flags.era !== undefined && typeof flags.mcp !== 'string')
+      throw new UsageError('--era applies to --mcp only.');
     const remote =
       typeof flags.mcp === 'string'
-        ? await (await import('../../mcp/index.js')).registryFromMcp(flags.mcp, io.cwd)
+        ? await (await import('../../mcp/index.js')).registryFromMcp(flags.mcp, io.cwd, { era })
         : undefined;
     let registry: Registry | undefined = remote?.registry;
     try {
@@ -73,7 +82,18 @@ export const command: Command = {
       }
       const overview = await inspectRegistry(registry, alwaysLoaded);
       const source = remote ? `mcp:${remote.imported.server}` : undefined;
-      io.stdout(format === 'json' ? `${JSON.stringify(overview.data, null, 2)}\n` : overview.render(source));
+      const server = remote
+        ? {
+            name: remote.imported.server,
+            era: remote.imported.era,
+            protocolVersion: remote.imported.protocolVersion ?? null,
+          }
+        : undefined;
+      io.stdout(
+        format === 'json'
+          ? `${JSON.stringify(server ? { server, ...overview.data } : overview.data, null, 2)}\n`
+          : `${server ? `MCP server "${server.name}": ${server.era} era, protocol ${server.protocolVersion ?? 'unknown'}\n\n` : ''}${overview.render(source)}`,
+      );
       return overview.data.errorCount > 0 ? 1 : 0;
     } finally {
       // The module's registry, or the one the MCP server's tools were imported into, with its connection.

@@ -1,10 +1,10 @@
-import type { McpServerOptions } from '../../mcp/index.js';
+import type { McpServerOptions, StdioServeOptions } from '../../mcp/index.js';
 import { combineAuditSinks } from '../../policy/audit-sink.js';
 import { createPolicyGate } from '../../policy/policy-gate.js';
 import { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';
 import { choosePolicy, openAuditOption } from '../gate-options.js';
-import type { Command } from '../io.js';
+import type { CliIo, Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
@@ -31,7 +31,8 @@ export const command: Command = {
     '  --port <n>      HTTP port (default 3000; 0 picks a free one)',
     '  --host <addr>   HTTP address (default 127.0.0.1). Another address exposes the tools to the network.',
     '  --path <path>   HTTP endpoint path (default /mcp)',
-    '  --stateless     no sessions: any replica can answer any request (no list_changed, no elicitation)',
+    '  --stateless     no sessions for 2025 clients either: any replica can answer any request (they lose',
+    '                  list_changed and elicitation). Revision 2026-07-28 requests never have a session.',
     '  --allow-origin  browser origins allowed besides loopback ones, comma-separated',
     '  --name <name>   the server name clients see (default toolpact)',
     '  --page-size <n> tools per tools/list page (default 100)',
@@ -44,6 +45,11 @@ export const command: Command = {
     '                  notifications/tools/list_changed). Every tool stays callable. Not with --stateless.',
     '  --always-loaded tools listed from the start with --search, comma-separated',
     '  --max-loaded <n> searched tools listed at once with --search (default 20), least recently used out',
+    '',
+    'One endpoint (or one stdio pipe) serves both eras: a 2025 client opens with initialize, a revision',
+    '2026-07-28 client sends server/discover or enveloped requests. Approvals of 2026-07-28 calls travel',
+    'as input_required results with a sealed requestState; set TOOLPACT_STATE_KEY (32 random bytes, hex)',
+    'on every replica so that any of them can open it.',
     '',
     "Every call runs through the module's Registry, with its gate. Over stdio, stdout carries the",
     'protocol and messages go to stderr. Stops on SIGINT or SIGTERM (and, over stdio, when stdin ends),',
@@ -129,6 +135,7 @@ export const command: Command = {
         ? registry.own(await searchListing(registry, flags['always-loaded'], maxLoaded))
         : undefined;
       const common = {
+        requestState: stateSealer(mcp, io, http),
         ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
         ...(pageSize ? { pageSize } : {}),
         ...(listing ? { listing } : {}),
@@ -148,7 +155,7 @@ export const command: Command = {
     async function serve(
       mcp: typeof import('../../mcp/index.js'),
       registry: Registry,
-      common: McpServerOptions,
+      common: McpServerOptions & Pick<StdioServeOptions, 'requestState'>,
       toolCount: () => string,
     ): Promise<0> {
       if (!http) {
@@ -228,4 +235,30 @@ async function searchListing(
 /** Where the traces go, as the OTLP exporters read the environment. */
 function otlpEndpoint(env: { readonly [name: string]: string | undefined }): string {
   return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318';
+}
+
+/**
+ * The sealer of revision 2026-07-28 approval states, from `TOOLPACT_STATE_KEY`: a key that cannot be
+ * read is a usage error naming the variable (never a failure to listen), and a server with no key says
+ * what that means for replicas.
+ */
+function stateSealer(
+  mcp: typeof import('../../mcp/index.js'),
+  io: CliIo,
+  http: boolean,
+): InstanceType<typeof mcp.RequestStateSealer> {
+  let sealer: InstanceType<typeof mcp.RequestStateSealer>;
+  try {
+    sealer = mcp.RequestStateSealer.fromEnvironment(io.env);
+  } catch (error) {
+    if (error instanceof mcp.RequestStateKeyError) throw new UsageError(error.message);
+    throw error;
+  }
+  // Over stdio one process answers every retry, so its own key is all it needs.
+  if (http && sealer.ephemeral) {
+    io.stderr(
+      'toolpact serve: no TOOLPACT_STATE_KEY, so approvals of 2026-07-28 clients are sealed with a key of this process only (another replica, or this one after a restart, cannot complete them). Set TOOLPACT_STATE_KEY to 32 random bytes (openssl rand -hex 32) on every replica.\n',
+    );
+  }
+  return sealer;
 }

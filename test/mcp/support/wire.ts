@@ -68,66 +68,85 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
   addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
 let ajv: Ajv2020 | undefined;
 
-function validator(definition: string): ValidateFunction {
+/** The MCP revisions whose wire schema the tests check messages against (test/corpora/mcp). */
+export type WireRevision = '2025-11-25' | '2026-07-28';
+
+function validator(revision: WireRevision, definition: string): ValidateFunction {
   if (!ajv) {
     ajv = new Ajv2020({ strict: false, allErrors: false });
     addFormats(ajv);
-    const schema = JSON.parse(readFileSync(join(CORPORA_DIR, 'mcp', 'schema-2025-11-25.json'), 'utf8'));
-    ajv.addSchema(schema, 'mcp-2025-11-25');
+    for (const known of ['2025-11-25', '2026-07-28'] as const) {
+      const schema = JSON.parse(readFileSync(join(CORPORA_DIR, 'mcp', `schema-${known}.json`), 'utf8'));
+      ajv.addSchema(schema, `mcp-${known}`);
+    }
   }
-  const found = ajv.getSchema(`mcp-2025-11-25#/$defs/${definition}`);
-  if (!found) throw new Error(`The MCP schema has no definition ${definition}`);
+  const found = ajv.getSchema(`mcp-${revision}#/$defs/${definition}`);
+  if (!found) throw new Error(`The MCP ${revision} schema has no definition ${definition}`);
   return found;
 }
 
-const RESULT_OF: Record<string, string> = {
-  initialize: 'InitializeResult',
-  ping: 'Result',
-  'tools/list': 'ListToolsResult',
-  'tools/call': 'CallToolResult',
-  'logging/setLevel': 'Result',
-  'elicitation/create': 'ElicitResult',
-  'sampling/createMessage': 'CreateMessageResult',
-  'roots/list': 'ListRootsResult',
+const RESULT_OF: Record<WireRevision, Record<string, string>> = {
+  '2025-11-25': {
+    initialize: 'InitializeResult',
+    ping: 'Result',
+    'tools/list': 'ListToolsResult',
+    'tools/call': 'CallToolResult',
+    'logging/setLevel': 'Result',
+    'elicitation/create': 'ElicitResult',
+    'sampling/createMessage': 'CreateMessageResult',
+    'roots/list': 'ListRootsResult',
+  },
+  '2026-07-28': {
+    'server/discover': 'DiscoverResult',
+    'tools/list': 'ListToolsResult',
+    'tools/call': 'CallToolResult',
+    'subscriptions/listen': 'SubscriptionsListenResult',
+  },
 };
 
 /**
- * Every message one side sent, checked against the MCP 2025-11-25 schema: requests and notifications
- * against the side's own unions (ClientRequest, ServerNotification, ...), results against the result
- * type of the request they answer. Returns one line per invalid message (empty when all are valid).
+ * Every message one side sent, checked against the MCP wire schema of a revision (2025-11-25 unless
+ * told): requests and notifications against the side's own unions (ClientRequest, ServerNotification,
+ * ...), results against the result type of the request they answer (an `input_required` result
+ * against InputRequiredResult). Returns one line per invalid message (empty when all are valid).
  */
-export function invalidMessages(side: 'client' | 'server', recording: Recording): string[] {
+export function invalidMessages(
+  side: 'client' | 'server',
+  recording: Recording,
+  revision: WireRevision = '2025-11-25',
+): string[] {
   const own = side === 'client' ? 'Client' : 'Server';
   const requests = new Map<string | number, string>();
   for (const message of recording.received) {
     if ('method' in message && 'id' in message) requests.set(message.id, message.method);
   }
   const problems: string[] = [];
+  const check = (definition: string, value: unknown, message: unknown) => {
+    const validate = validator(revision, definition);
+    if (!validate(value)) {
+      problems.push(
+        `${definition}: ${ajv!.errorsText(validate.errors)} in ${JSON.stringify(message).slice(0, 300)}`,
+      );
+    }
+  };
   for (const message of recording.sent) {
-    let definitions: string[];
     if ('method' in message) {
-      definitions =
+      const definitions =
         'id' in message ? ['JSONRPCRequest', `${own}Request`] : ['JSONRPCNotification', `${own}Notification`];
+      for (const definition of definitions) check(definition, message, message);
     } else if ('error' in message) {
-      definitions = ['JSONRPCErrorResponse'];
+      check('JSONRPCErrorResponse', message, message);
     } else {
       const method = requests.get(message.id);
-      const resultType = method === undefined ? `${own}Result` : (RESULT_OF[method] ?? `${own}Result`);
-      definitions = ['JSONRPCResultResponse'];
-      const check = validator(resultType);
-      if (!check(message.result)) {
-        problems.push(
-          `${resultType}: ${ajv!.errorsText(check.errors)} in ${JSON.stringify(message).slice(0, 300)}`,
-        );
-      }
-    }
-    for (const definition of definitions) {
-      const check = validator(definition);
-      if (!check(message)) {
-        problems.push(
-          `${definition}: ${ajv!.errorsText(check.errors)} in ${JSON.stringify(message).slice(0, 300)}`,
-        );
-      }
+      const result = message.result as { resultType?: unknown };
+      const resultType =
+        result.resultType === 'input_required'
+          ? 'InputRequiredResult'
+          : method === undefined
+            ? `${own}Result`
+            : (RESULT_OF[revision][method] ?? `${own}Result`);
+      check(resultType, message.result, message);
+      check('JSONRPCResultResponse', message, message);
     }
   }
   return problems;
