@@ -13,6 +13,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { incomingTraceContext } from './trace-context.js';
 
 const MCP_CONTEXT = Symbol.for('toolpact.mcp.context');
 
@@ -48,6 +49,14 @@ export interface McpRequestContext {
    * input-required result instead (the server does that for the gate's `ask`).
    */
   readonly canElicit: boolean;
+  /**
+   * The W3C `traceparent` of the request's `_meta` (on both eras), when it is a valid one; a malformed
+   * one is ignored. `instrument` from `toolpact/otel` makes it the parent of the call's `execute_tool`
+   * span, and imported MCP tools pass it on when no span of that trace is active.
+   */
+  readonly traceparent: string | undefined;
+  /** The `tracestate` that came with {@link McpRequestContext.traceparent}, if any. */
+  readonly tracestate: string | undefined;
   /** Sends `notifications/progress` when the client asked for progress (a `progressToken`); else does nothing. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /**
@@ -142,6 +151,9 @@ class RequestContext implements McpRequestContext {
   readonly #threshold: LogThreshold;
   readonly #canServerRequest: boolean;
   readonly era: 'legacy' | 'modern';
+  // Own fields, so the call's `state` (this context, by default) carries the request's trace context.
+  readonly traceparent: string | undefined;
+  readonly tracestate: string | undefined;
 
   constructor(server: Server, ctx: ServerContext, threshold: LogThreshold, canServerRequest: boolean) {
     this.#server = server;
@@ -150,6 +162,9 @@ class RequestContext implements McpRequestContext {
     this.era = isModernRequest(ctx) ? 'modern' : 'legacy';
     // The modern era has no return path for a request of ours in the middle of a call.
     this.#canServerRequest = canServerRequest && this.era === 'legacy';
+    const trace = incomingTraceContext(ctx.mcpReq._meta);
+    this.traceparent = trace?.traceparent;
+    this.tracestate = trace?.tracestate;
   }
 
   get requestId(): string | number {

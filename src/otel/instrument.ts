@@ -4,6 +4,7 @@ import {
   type Counter,
   context,
   createNoopMeter,
+  createTraceState,
   type Histogram,
   isSpanContextValid,
   type Meter,
@@ -17,6 +18,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { ToolContract } from '../contract/index.js';
+import { carriedTraceContext } from '../mcp/trace-context.js';
 import type { PolicyDecision } from '../policy/policy-gate.js';
 import type { CallEnd, CallStart, Registry } from '../registry/registry.js';
 import { ATTRIBUTES, DURATION_BUCKETS, METRICS, SCOPE_NAME, UNKNOWN_TOOL_NAME } from './attributes.js';
@@ -68,9 +70,10 @@ const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
 
 /**
  * Traces and measures every call of a registry after the OpenTelemetry GenAI semantic conventions:
- * one `execute_tool {tool}` span per call, a child of the caller's active span and current while
- * the tool runs (so what the tool traces nests under it), with the gate's decision and rule as
- * `toolpact.*` attributes; the `gen_ai.execute_tool.duration` histogram and the `toolpact.tool.calls`
+ * one `execute_tool {tool}` span per call, a child of the caller's active span (or of the W3C trace
+ * context the call's `state` carries: an MCP request's `_meta` `traceparent`, or `{ traceparent }` of
+ * your own) and current while the tool runs (so what the tool traces nests under it), with the gate's
+ * decision and rule as `toolpact.*` attributes; the `gen_ai.execute_tool.duration` histogram and the `toolpact.tool.calls`
  * counter, by tool, outcome and decision. With no SDK registered, a call costs a no-op span and
  * nothing is recorded. Returns a function that removes the instrumentation.
  *
@@ -132,7 +135,7 @@ export function instrument(registry: Registry, options: InstrumentOptions = {}):
 
   return registry.wrapCalls(
     (call, run) => {
-      const parent = context.active();
+      const parent = parentOf(call.state);
       const tool = factsOf(call);
       const span = tracer.startSpan(tool.spanName, SPAN_START, parent);
       const meters = instruments();
@@ -147,6 +150,28 @@ export function instrument(registry: Registry, options: InstrumentOptions = {}):
     },
     { active },
   );
+}
+
+/**
+ * The context a call's span starts in: the active one, with the trace context the call's `state`
+ * carries (an MCP request's `traceparent` and `tracestate`) as the remote parent, unless a span of that
+ * same trace is active already (it descends from that parent: e.g. a server span of the HTTP request).
+ * Made with `trace.setSpanContext`, not the global propagator, which may not speak W3C.
+ */
+function parentOf(state: unknown): Context {
+  const active = context.active();
+  const carried = carriedTraceContext(state);
+  if (carried === undefined) return active;
+  const { traceparent, tracestate } = carried;
+  const traceId = traceparent.slice(3, 35);
+  if (trace.getSpanContext(active)?.traceId === traceId) return active;
+  return trace.setSpanContext(active, {
+    traceId,
+    spanId: traceparent.slice(36, 52),
+    traceFlags: Number.parseInt(traceparent.slice(53, 55), 16),
+    isRemote: true,
+    ...(tracestate === undefined ? {} : { traceState: createTraceState(tracestate) }),
+  });
 }
 
 async function traced(
