@@ -47,7 +47,8 @@ export interface McpServerOptions {
   /**
    * The tools `tools/list` shows, when not all of them: e.g. `withToolSearch(registry)`, which lists the
    * always-loaded tools and `search_tools`, and changes (so `list_changed` is sent) when a search loads
-   * more. `tools/call` still reaches every tool of the registry.
+   * more. `tools/call` still reaches every tool of the registry. A revision 2026-07-28 request is
+   * served the listing's `stateless` view when it has one (a list cannot vary per client there).
    */
   readonly listing?: ToolListing;
 }
@@ -56,7 +57,24 @@ export interface McpServerOptions {
 export interface ToolListing {
   schemas(): readonly ToolContract[];
   onChange(listener: () => void): () => void;
+  /**
+   * What a revision 2026-07-28 request is listed, and how its calls are routed, instead of this listing
+   * (`withToolSearch`'s `stateless`: the always-loaded tools, `search_tools` and `call_tool`).
+   */
+  readonly stateless?: ToolListing;
+  /**
+   * The tool a call runs and its arguments (`call_tool` runs the tool it names, which the gate, the
+   * approvals and the audit then see), or the failure to answer; without it a call runs as named.
+   */
+  route?(name: string, args: unknown): ListingRoute;
+  /** A tool listed with every annotation hint spelled out, worst case (`call_tool`, which can reach any tool). */
+  readonly callTool?: ToolContract;
 }
+
+/** What {@link ToolListing.route} answers. */
+export type ListingRoute =
+  | { readonly name: string; readonly arguments: unknown }
+  | { readonly failure: Envelope };
 
 /** How the transport limits what the server can offer; set by `serveStdio` / `serveHttp`. */
 export interface McpConnectionTraits {
@@ -159,7 +177,12 @@ export function buildMcpServer(
       ...(options.instructions ? { instructions: options.instructions } : {}),
       // Sent on revision 2026-07-28 answers only; the list is the same for every client, so public.
       cacheHints: {
-        'tools/list': { ttlMs: options.listing ? 0 : TOOLS_LIST_TTL_MS, cacheScope: 'public' },
+        // A listing that routes calls (a stateless view) changes only with the registry; one that a
+        // search loads into changes on every search, so it is never reused.
+        'tools/list': {
+          ttlMs: options.listing && !modernListing(options.listing).route ? 0 : TOOLS_LIST_TTL_MS,
+          cacheScope: 'public',
+        },
         'server/discover': { ttlMs: DISCOVER_TTL_MS, cacheScope: 'public' },
       },
     },
@@ -173,8 +196,10 @@ export function buildMcpServer(
     return {};
   });
 
-  server.setRequestHandler('tools/list', (request): ListToolsResult => {
-    const contracts = (options.listing ?? registry).schemas();
+  server.setRequestHandler('tools/list', (request, ctx): ListToolsResult => {
+    const listing =
+      options.listing && isModernRequest(ctx) ? modernListing(options.listing) : options.listing;
+    const contracts = (listing ?? registry).schemas();
     const cursor = request.params?.cursor;
     const offset = cursor === undefined ? 0 : decodeCursor(cursor);
     if (offset === undefined || offset > contracts.length) {
@@ -184,11 +209,21 @@ export function buildMcpServer(
       );
     }
     const end = Math.min(offset + pageSize, contracts.length);
-    const tools = contracts.slice(offset, end).map((contract) => publish(contract, options.dialect === true));
+    const tools = contracts
+      .slice(offset, end)
+      .map((contract) =>
+        contract === listing?.callTool
+          ? worstCase(publish(contract, options.dialect === true))
+          : publish(contract, options.dialect === true),
+      );
     return end < contracts.length ? { tools, nextCursor: encodeCursor(end) } : { tools };
   });
 
-  server.setRequestHandler('tools/call', async (request, ctx) => {
+  server.setRequestHandler('tools/call', async (received, ctx) => {
+    // A listing may route the call (`call_tool` runs the tool it names: everything below sees that tool).
+    const routed = routeCall(options.listing, received, isModernRequest(ctx));
+    if ('failure' in routed) return toMcpCallResult(routed.failure) as CallToolResult;
+    const request = routed.request;
     const name = request.params.name;
     const tool = registry.get(name);
     const context = createRequestContext(server, ctx, threshold, traits.serverRequests);
@@ -209,13 +244,43 @@ export function buildMcpServer(
       : { envelope: await registry.call(name, args, base) };
     if ('inputRequired' in outcome) return outcome.inputRequired;
     const envelope = outcome.envelope;
-    if (!tool && !envelope.ok && envelope.error.type === 'unknown_tool') {
+    // Through `call_tool` (a tool that exists) an unknown name is the model's to correct, as a tool result.
+    if (!tool && request === received && !envelope.ok && envelope.error.type === 'unknown_tool') {
       // The spec makes an unknown tool a protocol error (-32602); the message still names the closest tools.
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, envelope.error.message, envelope.error);
     }
     return tool ? conformingResult(envelope, tool.contract) : (toMcpCallResult(envelope) as CallToolResult);
   });
   return server;
+}
+
+/** The view a revision 2026-07-28 request is served: the listing's `stateless` one, else the listing. */
+function modernListing(listing: ToolListing): ToolListing {
+  return listing.stateless ?? listing;
+}
+
+/** The request as the listing routes it (the same object when it does not), or a failure to answer. */
+function routeCall<R extends { readonly params: { readonly name: string; readonly arguments?: unknown } }>(
+  listing: ToolListing | undefined,
+  request: R,
+  modern: boolean,
+): { readonly request: R } | { readonly failure: Envelope } {
+  const view = listing && modern ? modernListing(listing) : listing;
+  if (!view?.route) return { request };
+  const route = view.route(request.params.name, request.params.arguments);
+  if ('failure' in route) return route;
+  if (route.name === request.params.name && route.arguments === request.params.arguments) return { request };
+  return {
+    request: { ...request, params: { ...request.params, name: route.name, arguments: route.arguments } },
+  };
+}
+
+/** A tool's wire form with every annotation hint spelled out as the worst case, for hosts that judge by them. */
+function worstCase(tool: McpTool): McpTool {
+  return {
+    ...tool,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  };
 }
 
 /**

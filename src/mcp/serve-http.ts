@@ -119,7 +119,11 @@ export async function serveHttp(
     { legacy: 'reject', maxRequestBodySize: maxBody },
   );
   const serveModern = toNodeHandler(modern, { maxRequestBodySize: maxBody });
-  const stopFollowing = followChanges(options.listing ?? registry, () => modern.notify.toolsChanged());
+  // Modern clients see the listing's stateless view, which changes only with the registry: a legacy
+  // session's search must not tell them their list changed.
+  const stopFollowing = followChanges(options.listing?.stateless ?? options.listing ?? registry, () =>
+    modern.notify.toolsChanged(),
+  );
 
   const serveLegacy = async (
     request: IncomingMessage,

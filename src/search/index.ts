@@ -29,7 +29,10 @@ export { describeParameters, purposeOf } from './summary.js';
 export { TOOL_FIELDS, type ToolField } from './tool-document.js';
 export {
   type AnthropicToolSearchTool,
+  CALL_TOOL_NAME,
+  type CallRoute,
   SEARCH_TOOL_NAME,
+  type StatelessToolSearch,
   type ToolSearch,
   type WithToolSearchOptions,
   withToolSearch,

@@ -1,6 +1,9 @@
 import type { ToolContract } from '../contract/index.js';
 import { createTool } from '../define/create-tool.js';
 import type { AnyTool } from '../define/tool.js';
+import type { FailureEnvelope } from '../dispatch/envelope.js';
+import { invalidArgumentsFailure } from '../dispatch/errors.js';
+import { jsonSchemaValidator } from '../dispatch/validate-json-schema.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
 import { providerToolName } from '../schema/names.js';
@@ -14,6 +17,9 @@ import { describeParameters, purposeOf } from './summary.js';
 /** The name of the meta-tool {@link withToolSearch} registers. */
 export const SEARCH_TOOL_NAME = 'search_tools';
 
+/** The name of the tool a stateless client calls a found tool through ({@link ToolSearch.stateless}). */
+export const CALL_TOOL_NAME = 'call_tool';
+
 /** Options of {@link withToolSearch}. */
 export interface WithToolSearchOptions {
   /** Tools sent on every request whatever was searched (they must be registered). */
@@ -26,6 +32,37 @@ export interface WithToolSearchOptions {
   readonly retriever?: Retriever;
   /** Options of the default lexical index. */
   readonly index?: ToolIndexOptions;
+  /**
+   * Every caller is stateless, with no list of its own to load tools into (MCP over stateless HTTP,
+   * `serve --search --stateless`): a search loads nothing and answers each found tool's description and
+   * full input schema, to be called through `call_tool` ({@link ToolSearch.stateless}). A call over
+   * MCP revision 2026-07-28 is answered that way whatever this says. Default false.
+   */
+  readonly stateless?: boolean;
+}
+
+/** Where a call goes: the tool it runs and its arguments, or the failure of a malformed `call_tool`. */
+export type CallRoute =
+  | { readonly name: string; readonly arguments: unknown }
+  | { readonly failure: FailureEnvelope };
+
+/**
+ * Tool search for a client whose tool list cannot change per client (MCP revision 2026-07-28, stateless
+ * HTTP): a fixed list, and `call_tool` to run what a search found.
+ */
+export interface StatelessToolSearch {
+  /** The contract of `call_tool`. It is not registered: a call of it is a call of the tool it names. */
+  readonly callTool: ToolContract;
+  /** The fixed list: the always-loaded tools, `search_tools` (described for this use), `call_tool`. */
+  schemas(): readonly ToolContract[];
+  /** Calls `listener` when that list changes: when the registry does, never on a search. */
+  onChange(listener: () => void): () => void;
+  /**
+   * The tool a call runs: a `call_tool` call runs the tool it names with the arguments it carries (so
+   * the gate, the approvals, the audit and the telemetry see that tool); any other call runs as named.
+   * A `call_tool` call whose own arguments are malformed is an `invalid_arguments` failure of `call_tool`.
+   */
+  route(name: string, args: unknown): CallRoute;
 }
 
 /** The server tool Anthropic's own tool search uses ({@link ToolSearch.anthropicNative}). */
@@ -65,6 +102,8 @@ export interface ToolSearch {
   onChange(listener: () => void): () => void;
   /** Stops following the registry's changes. */
   close(): void;
+  /** The same search for stateless clients: a fixed list with `call_tool` (`serve --search` on MCP 2026-07-28). */
+  readonly stateless: StatelessToolSearch;
 }
 
 const DEFAULT_K = 5;
@@ -102,6 +141,7 @@ export function withToolSearch(registry: Registry, options: WithToolSearchOption
     }
   }
   const retriever = options.retriever ?? lexicalRetriever(options.index);
+  const everyCallerStateless = options.stateless === true;
   /** Searched tools, least recently used first. */
   const loaded = new Set<string>();
   const listeners = new Set<() => void>();
@@ -141,11 +181,14 @@ export function withToolSearch(registry: Registry, options: WithToolSearchOption
       },
       effects: { readOnly: true, destructive: false, idempotent: false, openWorld: false },
     },
-    { execute: (args) => runSearch(args.query, args.k ?? k) },
+    {
+      execute: (args, { state }) =>
+        runSearch(args.query, args.k ?? k, everyCallerStateless || isModernMcpCall(state)),
+    },
   );
   registry.register(tool);
 
-  async function runSearch(query: string, count: number) {
+  async function runSearch(query: string, count: number, stateless: boolean) {
     await indexed;
     const hits = await retriever.search(query, count);
     const found = hits
@@ -154,12 +197,23 @@ export function withToolSearch(registry: Registry, options: WithToolSearchOption
         (entry): entry is { hit: (typeof hits)[number]; tool: AnyTool } =>
           entry.tool !== undefined && entry.hit.name !== SEARCH_TOOL_NAME,
       );
-    load(found.map((entry) => entry.hit.name));
+    // A stateless caller has no list of its own: loading would change every other client's list.
+    if (!stateless) load(found.map((entry) => entry.hit.name));
     if (found.length === 0) {
       return {
         tools: [],
         message:
           'No tool matched. Describe the task in other words (what should happen, to what), or with fewer words.',
+      };
+    }
+    if (stateless) {
+      return {
+        tools: found.map(({ hit, tool: each }) => ({
+          name: hit.name,
+          description: each.contract.description,
+          inputSchema: each.contract.parameters,
+        })),
+        message: `Call one through ${CALL_TOOL_NAME}: {"name": "<its name>", "arguments": {<an object matching its inputSchema>}}.`,
       };
     }
     return {
@@ -226,10 +280,12 @@ export function withToolSearch(registry: Registry, options: WithToolSearchOption
     indexed.catch(() => {});
   }
   reindex();
+  const stateless = statelessSearch(registry, tool.contract, alwaysLoaded);
   const unsubscribe = registry.onChange(() => {
     for (const name of loaded) if (!registry.has(name)) loaded.delete(name);
     reindex();
     changed();
+    stateless.changed();
   });
 
   function schemas(): readonly ToolContract[];
@@ -282,8 +338,126 @@ export function withToolSearch(registry: Registry, options: WithToolSearchOption
     close() {
       unsubscribe();
     },
+    stateless: stateless.view,
   };
 }
+
+// The MCP layer's request context (src/mcp/request-context.ts) carries this registered symbol, read here
+// without loading the MCP SDK. A revision 2026-07-28 request has no list of its own a search could load into.
+const MCP_CONTEXT = Symbol.for('toolpact.mcp.context');
+
+function isModernMcpCall(state: unknown): boolean {
+  const isContext = (value: unknown): value is { era?: unknown } =>
+    value !== null && typeof value === 'object' && (value as Record<symbol, unknown>)[MCP_CONTEXT] === true;
+  const context =
+    state !== null && typeof state === 'object' && !isContext(state) && Object.hasOwn(state, 'mcp')
+      ? (state as { mcp?: unknown }).mcp
+      : state;
+  return isContext(context) && context.era === 'modern';
+}
+
+/** The stateless view of one `withToolSearch`: its fixed list, and `call_tool`'s routing. */
+function statelessSearch(
+  registry: Registry,
+  searchContract: ToolContract,
+  alwaysLoaded: ReadonlySet<string>,
+) {
+  const listeners = new Set<() => void>();
+  const search: ToolContract = Object.freeze({
+    ...searchContract,
+    description: STATELESS_SEARCH_DESCRIPTION,
+    returns: {
+      description: `The tools found, best first, each with its description and full input schema; call one through ${CALL_TOOL_NAME}.`,
+      schema: { type: 'object' },
+    },
+  });
+  const checkCall = jsonSchemaValidator<{ name: string; arguments?: unknown }>(CALL_TOOL.contract.parameters);
+  let list: readonly ToolContract[] | undefined;
+  const view: StatelessToolSearch = {
+    callTool: CALL_TOOL.contract,
+    schemas() {
+      list ??= Object.freeze([
+        ...registry.schemas().filter((contract) => alwaysLoaded.has(contract.name)),
+        search,
+        CALL_TOOL.contract,
+      ]);
+      return list;
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    route(name, args) {
+      if (name !== CALL_TOOL_NAME) return { name, arguments: args };
+      const checked = checkCall(args ?? {}) as Awaited<ReturnType<typeof checkCall>>;
+      if (!checked.ok) return { failure: invalidArgumentsFailure(CALL_TOOL_NAME, checked.issues) };
+      return { name: checked.value.name, arguments: checked.value.arguments ?? {} };
+    },
+  };
+  return {
+    view,
+    changed() {
+      list = undefined;
+      for (const listener of listeners) {
+        try {
+          listener();
+        } catch {
+          // A listener's failure must not break the registry's change.
+        }
+      }
+    },
+  };
+}
+
+// Never registered, never run: the MCP server routes a call of it to the tool it names.
+const CALL_TOOL = createTool<{ name: string; arguments?: Record<string, unknown> }>(
+  {
+    name: CALL_TOOL_NAME,
+    title: 'Call a found tool',
+    description: [
+      `Calls a tool that ${SEARCH_TOOL_NAME} found, by its exact name, with arguments that match the input schema the search gave for it.`,
+      'Use it for every tool that is not in your tool list; call listed tools directly.',
+      'The call is checked, approved and run as that tool would be, and answers what that tool answers; wrong arguments come back with the issues to fix.',
+      'Repeating a call repeats its effect, unless the named tool is idempotent.',
+      `Do not guess names: search with ${SEARCH_TOOL_NAME} first.`,
+    ].join(' '),
+    category: 'execute',
+    parameters: {
+      type: 'object',
+      properties: {
+        name: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 128,
+          description: `The exact name of a tool ${SEARCH_TOOL_NAME} returned, e.g. "write_file".`,
+        },
+        arguments: {
+          type: 'object',
+          description: 'The arguments of that tool, matching its input schema ({} when it takes none).',
+        },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    // Hosts judge call_tool by its own hints, and it can reach any tool: the worst case.
+    effects: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
+  },
+  {
+    execute: () => {
+      throw new Error(
+        `${CALL_TOOL_NAME} is routed by the MCP server to the tool it names; it never runs itself.`,
+      );
+    },
+  },
+);
+
+const STATELESS_SEARCH_DESCRIPTION = [
+  `Finds the tools that can do a task among all the tools available, and gives each one's description and input schema, to call it through ${CALL_TOOL_NAME}.`,
+  'Use it when none of the tools you can see fits the task; do not use it for a tool you can already see, and do not guess tool names instead.',
+  'The query is the task in plain words, in English or Chinese; k is how many tools to return.',
+  'It changes nothing: your tool list stays as it is.',
+  'If nothing fits, search again with other words rather than calling a tool that does not match.',
+].join(' ');
 
 function whole(option: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {

@@ -57,7 +57,10 @@ describe('toolpact serve --search', () => {
 
   test.each([
     [['serve', WORKSPACE, '--always-loaded', 'read_file'], '--always-loaded applies only with --search'],
-    [['serve', WORKSPACE, '--search', '--http', '--stateless'], '--search needs sessions'],
+    [
+      ['serve', WORKSPACE, '--search', '--http', '--stateless', '--max-loaded', '5'],
+      '--max-loaded applies only with sessions',
+    ],
     [
       ['serve', WORKSPACE, '--search', '--always-loaded', 'read_fil'],
       '"read_fil", which the module does not export',

@@ -119,6 +119,14 @@ describe('withToolSearch', () => {
     expect(result.findings.map((finding) => `${finding.rule}: ${finding.message}`)).toEqual([]);
   });
 
+  it('the stateless list (search_tools as described there, and call_tool) follows the lint rules', () => {
+    const search = withToolSearch(workspace(), { alwaysLoaded: ['read_file'] });
+    const listed = search.stateless.schemas();
+    expect(listed.map((contract) => contract.name)).toEqual(['read_file', 'search_tools', 'call_tool']);
+    const result = lint(listed.filter((contract) => contract.name !== 'read_file'));
+    expect(result.findings.map((finding) => `${finding.rule}: ${finding.message}`)).toEqual([]);
+  });
+
   it("Anthropic's native tool search: the server tool, then every tool, deferred unless always loaded", () => {
     const search = withToolSearch(workspace(), { alwaysLoaded: ['read_file'] });
     // Assigned without a cast: the SDK's own types check what the adapter sends.

@@ -41,8 +41,10 @@ export const command: Command = {
     '  --otel          export a span and metrics for every call, and the audit records as log records,',
     '                  over OTLP/HTTP as the OTEL_EXPORTER_OTLP_* environment variables say',
     '                  (default http://localhost:4318; OTEL_SERVICE_NAME names the service)',
-    '  --search        list only the always-loaded tools and search_tools; a search lists more (and sends',
-    '                  notifications/tools/list_changed). Every tool stays callable. Not with --stateless.',
+    '  --search        list only the always-loaded tools and search_tools. A 2025 client with a session is',
+    '                  listed what its searches load (notifications/tools/list_changed); a revision 2026-07-28',
+    '                  client (and, with --stateless, every client) is listed call_tool too, which runs a',
+    '                  found tool as that tool. Every tool stays callable.',
     '  --always-loaded tools listed from the start with --search, comma-separated',
     '  --max-loaded <n> searched tools listed at once with --search (default 20), least recently used out',
     '',
@@ -87,8 +89,12 @@ export const command: Command = {
       if (!searching && flags[flag] !== undefined)
         throw new UsageError(`--${flag} applies only with --search.`);
     }
-    if (searching && flags.stateless === true) {
-      throw new UsageError('--search needs sessions to send list_changed; leave out --stateless.');
+    // No client has a list of its own to load into: every one is served the stateless view (call_tool).
+    const statelessSearch = searching && flags.stateless === true;
+    if (statelessSearch && flags['max-loaded'] !== undefined) {
+      throw new UsageError(
+        '--max-loaded applies only with sessions: with --stateless no search loads a tool.',
+      );
     }
     const maxLoaded =
       flags['max-loaded'] === undefined ? undefined : wholeNumberFlag('max-loaded', flags['max-loaded'], 1);
@@ -131,9 +137,10 @@ export const command: Command = {
         otel.instrument(registry, { tracer: telemetry.tracer, meter: telemetry.meter });
         io.stderr(`toolpact serve: exporting OpenTelemetry to ${otlpEndpoint(io.env)}.\n`);
       }
-      const listing = searching
-        ? registry.own(await searchListing(registry, flags['always-loaded'], maxLoaded))
+      const search = searching
+        ? registry.own(await searchListing(registry, flags['always-loaded'], maxLoaded, statelessSearch))
         : undefined;
+      const listing = search && statelessSearch ? search.stateless : search;
       const common = {
         requestState: stateSealer(mcp, io, http),
         ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
@@ -142,9 +149,11 @@ export const command: Command = {
       };
       const served = registry;
       const toolCount = () =>
-        listing
-          ? `${served.size} tools (${listing.activeTools().length} listed until a search loads more)`
-          : `${served.size} tools`;
+        !search
+          ? `${served.size} tools`
+          : statelessSearch
+            ? `${served.size} tools (${search.stateless.schemas().length} listed, call_tool among them)`
+            : `${served.size} tools (${search.activeTools().length} listed until a search loads more)`;
       return await serve(mcp, served, common, toolCount);
     } finally {
       stop.dispose();
@@ -205,11 +214,15 @@ async function startTelemetryOption(otel: typeof import('../../otel/index.js')) 
   }
 }
 
-/** `--search`: the registry gains `search_tools`, and the listing follows what searches load. */
+/**
+ * `--search`: the registry gains `search_tools`, and the listing follows what searches load (for a 2025
+ * session) or stays fixed with `call_tool` (revision 2026-07-28; every client with `--stateless`).
+ */
 async function searchListing(
   registry: Registry,
   alwaysLoaded: string | boolean | undefined,
   maxLoaded: number | undefined,
+  stateless: boolean,
 ) {
   const { withToolSearch } = await import('../../search/index.js');
   const names =
@@ -229,7 +242,11 @@ async function searchListing(
       );
     }
   }
-  return withToolSearch(registry, { alwaysLoaded: names, ...(maxLoaded ? { maxLoaded } : {}) });
+  return withToolSearch(registry, {
+    alwaysLoaded: names,
+    ...(maxLoaded ? { maxLoaded } : {}),
+    ...(stateless ? { stateless } : {}),
+  });
 }
 
 /** Where the traces go, as the OTLP exporters read the environment. */
