@@ -1,77 +1,66 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type RunningHttpServer, serveHttp } from '../../src/mcp/index.js';
+import { type ConformanceRun, passes, runConformance } from '../fixtures/mcp/conformance/run.js';
 import { conformanceRegistry } from '../fixtures/mcp/conformance-tools.js';
 import { ROOT } from './support/wire.js';
 
-// The official MCP conformance suite, server mode, against the fixture served by serveHttp.
-// The CLI imports fs.globSync (Node 22+) at load time; on Node 20 a resolve hook gives it a shim
-// (test/fixtures/mcp/conformance/), which changes nothing the server scenarios use.
+// The official MCP conformance suite (@modelcontextprotocol/conformance 0.2.0-alpha.12), server mode,
+// once per protocol revision (`--requirements`), against the fixture registry served by serveHttp on one
+// endpoint for both eras. The CLI imports fs.globSync (Node 22+) at load time; on Node 20 a resolve hook
+// (test/fixtures/mcp/conformance/) gives it a shim, which changes nothing the scenarios use.
 
-const CLI = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const SHIM = join(ROOT, 'test', 'fixtures', 'mcp', 'conformance', 'register.mjs');
+type Revision = '2025-11-25' | '2026-07-28';
 const baseline = JSON.parse(readFileSync(join(ROOT, 'test', 'mcp', 'conformance-baseline.json'), 'utf8')) as {
-  notClaimed: Record<string, string>;
+  server: Record<Revision, Record<string, string>>;
 };
 
-interface ScenarioResult {
-  readonly passed: number;
-  readonly failed: number;
-}
-
 let running: RunningHttpServer;
-let workDir: string;
-let results: Map<string, ScenarioResult>;
-let output: string;
+const runs = new Map<Revision, ConformanceRun>();
 
 beforeAll(async () => {
   // json-schema-2020-12 looks for the `$schema` its fixture tool declares; contracts keep none of their own.
   running = await serveHttp(conformanceRegistry(), { name: 'toolpact-conformance', dialect: true });
-  workDir = mkdtempSync(join(tmpdir(), 'toolpact-conformance-'));
-  output = await new Promise<string>((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', SHIM, CLI, 'server', '--url', running.url, '--suite', 'all'],
-      { cwd: workDir, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 },
-      // The CLI exits 1 when any scenario fails; the summary is what we judge.
-      (_error, stdout, stderr) => resolve(`${stdout}\n${stderr}`),
+  for (const revision of ['2025-11-25', '2026-07-28'] as const) {
+    runs.set(
+      revision,
+      await runConformance(['server', '--url', running.url, '--requirements', revision], 110_000),
     );
-  });
-  results = new Map();
-  for (const match of output.matchAll(/^[✓✗] ([a-z0-9-]+): (\d+) passed, (\d+) failed$/gm)) {
-    results.set(match[1]!, { passed: Number(match[2]), failed: Number(match[3]) });
   }
-}, 300_000);
+}, 240_000);
 
 afterAll(async () => {
   await running?.close();
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
-const claimed = (result: ScenarioResult | undefined) =>
-  result !== undefined && result.passed > 0 && result.failed === 0;
+describe.each([
+  ['2025-11-25', 30],
+  ['2026-07-28', 45],
+] as const)('server mode, --requirements %s', (revision, minimum) => {
+  const notPassed = () => baseline.server[revision];
 
-test('the suite ran and reported every scenario', () => {
-  expect(results.size, output.slice(-2_000)).toBeGreaterThanOrEqual(30);
+  test('the suite ran and reported its scenarios', () => {
+    const run = runs.get(revision)!;
+    expect(run.results.size, run.output.slice(-2_000)).toBeGreaterThanOrEqual(minimum);
+  });
+
+  test('every scenario outside the baseline passes', () => {
+    const failing = [...runs.get(revision)!.results]
+      .filter(([name, result]) => !Object.hasOwn(notPassed(), name) && !passes(result))
+      .map(([name, result]) => `${name}: ${result.passed} passed, ${result.failed} failed`);
+    expect(failing).toEqual([]);
+  });
+
+  test('the baseline is not stale: every scenario in it was run and still does not pass', () => {
+    const { results } = runs.get(revision)!;
+    for (const name of Object.keys(notPassed())) expect(results.has(name), name).toBe(true);
+    expect(Object.keys(notPassed()).filter((name) => passes(results.get(name)))).toEqual([]);
+  });
 });
 
-test('every scenario outside the baseline passes', () => {
-  const failing = [...results]
-    .filter(([name, result]) => !Object.hasOwn(baseline.notClaimed, name) && !claimed(result))
-    .map(([name, result]) => `${name}: ${result.passed} passed, ${result.failed} failed`);
-  expect(failing).toEqual([]);
-});
-
-test('the baseline is not stale: every scenario in it still fails to pass', () => {
-  const stale = Object.keys(baseline.notClaimed).filter((name) => claimed(results.get(name)));
-  expect(stale).toEqual([]);
-  for (const name of Object.keys(baseline.notClaimed)) expect(results.has(name), name).toBe(true);
-});
-
-test('the claimed scenarios include tools-list, the tools-call scenarios we serve, JSON Schema 2020-12 and DNS rebinding', () => {
+test('the claimed scenarios include the tool calls we serve on both eras', () => {
+  const claimed = (revision: Revision, name: string) => passes(runs.get(revision)!.results.get(name));
   for (const name of [
     'server-initialize',
     'tools-list',
@@ -84,6 +73,20 @@ test('the claimed scenarios include tools-list, the tools-call scenarios we serv
     'json-schema-2020-12',
     'dns-rebinding-protection',
   ]) {
-    expect(claimed(results.get(name)), name).toBe(true);
+    expect(claimed('2025-11-25', name), name).toBe(true);
+  }
+  for (const name of [
+    'tools-list',
+    'tools-call-simple-text',
+    'tools-call-error',
+    'tools-call-with-progress',
+    'sep-2164-resource-not-found',
+    'dns-rebinding-protection',
+    'input-required-result-unsupported-methods',
+    'input-required-result-validate-input',
+    'json-schema-2020-12',
+    'http-header-validation',
+  ]) {
+    expect(claimed('2026-07-28', name), name).toBe(true);
   }
 });

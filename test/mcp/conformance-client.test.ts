@@ -1,0 +1,76 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSync } from 'esbuild';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { type ConformanceRun, passes, runConformance } from '../fixtures/mcp/conformance/run.js';
+import { ROOT } from './support/wire.js';
+
+// The official MCP conformance suite (0.2.0-alpha.12), client mode, once per protocol revision: the client
+// under test is toolpact's importer (importMcpTools into a Registry, calls through registry.call,
+// elicitation through onElicitation), driven by test/fixtures/mcp/conformance-client.ts. The runner
+// starts one client process per scenario, all at once; the wrapper is bundled once (esbuild, packages
+// left external) so that each start costs plain `node`, not a tsx transform, on a 2-core machine.
+
+type Revision = '2025-11-25' | '2026-07-28';
+const baseline = JSON.parse(readFileSync(join(ROOT, 'test', 'mcp', 'conformance-baseline.json'), 'utf8')) as {
+  client: Record<Revision, Record<string, string>>;
+};
+const runs = new Map<Revision, ConformanceRun>();
+
+beforeAll(async () => {
+  const outDir = join(ROOT, 'node_modules', '.cache', 'toolpact-conformance');
+  mkdirSync(outDir, { recursive: true });
+  const client = join(outDir, 'client.mjs');
+  buildSync({
+    entryPoints: [join(ROOT, 'test', 'fixtures', 'mcp', 'conformance-client.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    target: 'node20',
+    outfile: client,
+    logLevel: 'silent',
+  });
+  const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(client)}`;
+  for (const revision of ['2025-11-25', '2026-07-28'] as const) {
+    const run = await runConformance(['client', '--command', command, '--requirements', revision], 150_000);
+    // The parallel run can time a client out on a loaded machine: a scenario outside the baseline that
+    // did not pass is run again, alone, and that verdict stands.
+    const results = new Map(run.results);
+    for (const [name, result] of run.results) {
+      if (passes(result) || Object.hasOwn(baseline.client[revision], name)) continue;
+      const alone = await runConformance(
+        ['client', '--command', command, '--scenario', name, '--spec-version', revision],
+        60_000,
+      );
+      const total = alone.output.match(/Passed: (\d+)\/(\d+), (\d+) failed/);
+      if (total) results.set(name, { passed: Number(total[1]), failed: Number(total[3]) });
+    }
+    runs.set(revision, { results, output: run.output });
+  }
+}, 420_000);
+
+describe.each([
+  ['2025-11-25', 20],
+  ['2026-07-28', 35],
+] as const)('client mode (the importer), --requirements %s', (revision, minimum) => {
+  const notPassed = () => baseline.client[revision];
+
+  test('the suite ran and reported its scenarios', () => {
+    const run = runs.get(revision)!;
+    expect(run.results.size, run.output.slice(-2_000)).toBeGreaterThanOrEqual(minimum);
+  });
+
+  test('every scenario outside the baseline passes', () => {
+    const failing = [...runs.get(revision)!.results]
+      .filter(([name, result]) => !Object.hasOwn(notPassed(), name) && !passes(result))
+      .map(([name, result]) => `${name}: ${result.passed} passed, ${result.failed} failed`);
+    expect(failing).toEqual([]);
+  });
+
+  test('the baseline is not stale: every scenario in it was run and still does not pass', () => {
+    const { results } = runs.get(revision)!;
+    for (const name of Object.keys(notPassed())) expect(results.has(name), name).toBe(true);
+    expect(Object.keys(notPassed()).filter((name) => passes(results.get(name)))).toEqual([]);
+  });
+});
