@@ -353,6 +353,26 @@ describe('approvals as multi round-trip requests', () => {
     expect(existsSync(join(notes, 'other.txt'))).toBe(false);
   });
 
+  test('an expired state runs nothing and says to ask afresh', async () => {
+    // A server whose states live 20 ms: the retry comes after that.
+    const brief = await serveHttp(fixtureRegistry(notes), {
+      requestState: new RequestStateSealer({ key: KEY, ttlMs: 20 }),
+    });
+    try {
+      const first = await ask('expired.txt', brief.url);
+      expect(first.result.resultType).toBe('input_required');
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      const late = await retry('expired.txt', first.result.requestState as string, once, brief.url);
+      const envelope = JSON.parse(text(late.result));
+      expect(envelope.error.type).toBe('permission_denied');
+      expect(envelope.error.message).toMatch(/expired/);
+      expect(envelope.error.message).toMatch(/without requestState/);
+      expect(existsSync(join(notes, 'expired.txt'))).toBe(false);
+    } finally {
+      await brief.close();
+    }
+  });
+
   test('any replica that shares the key can answer the retry', async () => {
     const first = await ask('replica.txt');
     const second = await retry('replica.txt', first.result.requestState as string, once, replica.url);
