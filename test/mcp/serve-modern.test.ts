@@ -15,7 +15,14 @@ import {
 } from '../../src/mcp/index.js';
 import { RequestStateSealer } from '../../src/mcp/request-state.js';
 import { fixtureRegistry } from '../fixtures/mcp/tools.js';
-import { invalidMessages, type Recording, ROOT, text } from './support/wire.js';
+import {
+  invalidMessages,
+  type Recording,
+  ROOT,
+  recordingFetch,
+  responseMessages,
+  text,
+} from './support/wire.js';
 
 // Revision 2026-07-28 on serveHttp: raw HTTP with fetch (every header and status seen as sent) and the
 // real v2 Client pinned to the revision. The legacy era on the same endpoint is serve-http.test.ts.
@@ -68,16 +75,7 @@ async function post(
     body: JSON.stringify(body),
   });
   const raw = await response.text();
-  const messages = (
-    response.headers.get('content-type')?.startsWith('text/event-stream')
-      ? raw
-          .split('\n')
-          .filter((line) => line.startsWith('data: '))
-          .map((line) => line.slice(6))
-      : raw
-        ? [raw]
-        : []
-  ).map((line) => JSON.parse(line) as Message);
+  const messages = responseMessages(response.headers.get('content-type'), raw);
   if (options.record !== false) {
     recording.sent.push(body as Message);
     recording.received.push(...messages);
@@ -402,32 +400,6 @@ describe('the v2 Client pinned to 2026-07-28', () => {
   const clientRecordings: Recording[] = [];
   const pending: Promise<void>[] = [];
 
-  // Records what the Client posts and what comes back (JSON or SSE), for the schema check below.
-  function recordingFetch(into: Recording): typeof fetch {
-    return async (input, init) => {
-      if (typeof init?.body === 'string') into.sent.push(JSON.parse(init.body) as Message);
-      const response = await fetch(input, init);
-      const copy = response.clone();
-      pending.push(
-        copy.text().then(
-          (raw) => {
-            const lines = copy.headers.get('content-type')?.startsWith('text/event-stream')
-              ? raw
-                  .split('\n')
-                  .filter((line) => line.startsWith('data: '))
-                  .map((line) => line.slice(6))
-              : raw
-                ? [raw]
-                : [];
-            for (const line of lines) into.received.push(JSON.parse(line) as Message);
-          },
-          () => {},
-        ),
-      );
-      return response;
-    };
-  }
-
   async function pinned(elicit: boolean) {
     const client = new Client(
       { name: 'v2-client', version: '1.0.0' },
@@ -445,7 +417,7 @@ describe('the v2 Client pinned to 2026-07-28', () => {
     const into: Recording = { sent: [], received: [] };
     clientRecordings.push(into);
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(running.url), { fetch: recordingFetch(into) }),
+      new StreamableHTTPClientTransport(new URL(running.url), { fetch: recordingFetch(into, pending) }),
     );
     return client;
   }

@@ -16,7 +16,7 @@ import {
 import { RequestStateSealer } from '../../src/mcp/request-state.js';
 import { CALL_TOOL_NAME, type ToolSearch, withToolSearch } from '../../src/search/index.js';
 import { fixtureGate, fixtureTools } from '../fixtures/mcp/tools.js';
-import { invalidMessages, type Recording, ROOT, text } from '../mcp/support/wire.js';
+import { invalidMessages, type Recording, ROOT, recordingFetch, text } from '../mcp/support/wire.js';
 
 // `serve --search` on revision 2026-07-28: a list that cannot vary per client, so a fixed list with
 // `call_tool`, which runs a found tool as that tool (gate, approvals, audit). The legacy era's
@@ -24,7 +24,6 @@ import { invalidMessages, type Recording, ROOT, text } from '../mcp/support/wire
 
 const VERSION = '2026-07-28';
 const WORST_CASE = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
-type Message = Recording['sent'][number];
 
 let notes: string;
 let registry: Registry;
@@ -64,32 +63,6 @@ afterAll(async () => {
 const recordings: Recording[] = [];
 const pending: Promise<void>[] = [];
 
-// Records what a Client posts and what comes back (JSON or SSE), for the schema check.
-function recordingFetch(into: Recording): typeof fetch {
-  return async (input, init) => {
-    if (typeof init?.body === 'string') into.sent.push(JSON.parse(init.body) as Message);
-    const response = await fetch(input, init);
-    const copy = response.clone();
-    pending.push(
-      copy.text().then(
-        (raw) => {
-          const lines = copy.headers.get('content-type')?.startsWith('text/event-stream')
-            ? raw
-                .split('\n')
-                .filter((line) => line.startsWith('data: '))
-                .map((line) => line.slice(6))
-            : raw
-              ? [raw]
-              : [];
-          for (const line of lines) into.received.push(JSON.parse(line) as Message);
-        },
-        () => {},
-      ),
-    );
-    return response;
-  };
-}
-
 async function modernClient(elicit: boolean, answers: unknown[] = []): Promise<Client> {
   const client = new Client(
     { name: 'search-modern', version: '1.0.0' },
@@ -107,7 +80,7 @@ async function modernClient(elicit: boolean, answers: unknown[] = []): Promise<C
   const into: Recording = { sent: [], received: [] };
   recordings.push(into);
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(running.url), { fetch: recordingFetch(into) }),
+    new StreamableHTTPClientTransport(new URL(running.url), { fetch: recordingFetch(into, pending) }),
   );
   return client;
 }

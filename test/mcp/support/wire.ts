@@ -160,3 +160,40 @@ export function text(result: unknown): string {
     throw new Error('The result has no text block first');
   return block.text;
 }
+
+type WireMessage = Recording['sent'][number];
+
+/** The JSON-RPC messages of one HTTP response body: one JSON message, or the `data:` lines of an SSE stream. */
+export function responseMessages(contentType: string | null, raw: string): WireMessage[] {
+  const lines = contentType?.startsWith('text/event-stream')
+    ? raw
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+    : raw
+      ? [raw]
+      : [];
+  return lines.map((line) => JSON.parse(line) as WireMessage);
+}
+
+/**
+ * A `fetch` for an SDK Client's HTTP transport that records what the Client posts and what comes back
+ * (JSON or SSE) into `into`, for the wire-schema check. Each response is read in the background; its
+ * read goes into `pending`, which a test awaits before checking the recording.
+ */
+export function recordingFetch(into: Recording, pending: Promise<void>[]): typeof fetch {
+  return async (input, init) => {
+    if (typeof init?.body === 'string') into.sent.push(JSON.parse(init.body) as WireMessage);
+    const response = await fetch(input, init);
+    const copy = response.clone();
+    pending.push(
+      copy.text().then(
+        (raw) => {
+          into.received.push(...responseMessages(copy.headers.get('content-type'), raw));
+        },
+        () => {},
+      ),
+    );
+    return response;
+  };
+}
