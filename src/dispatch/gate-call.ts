@@ -11,6 +11,7 @@ import type {
   PauseAnswer,
   PendingApproval,
 } from './gate.js';
+import { isPromiseLike } from './run.js';
 
 /** What the gate step reads of its registry, fixed when the registry is made. */
 export interface GateSettings {
@@ -114,8 +115,9 @@ function ask(
   } catch {
     answer = APPROVER_ERROR;
   }
-  if (answer instanceof Promise) {
-    return answer.then(
+  // Any thenable is awaited, as an approver's answer always was (a promise of another realm, a library's).
+  if (isPromiseLike(answer)) {
+    return Promise.resolve(answer).then(
       (settled) => answered(settings, pending, settled),
       () => answered(settings, pending, APPROVER_ERROR),
     );

@@ -207,15 +207,17 @@ function run(
   } catch (error) {
     return failed(toolFailure(entry.name, error));
   }
-  if (!isPromiseLike(started)) return check(settings, entry, started, trace);
+  if (!isPromiseLike(started)) return checkResult(settings, entry, started, trace);
   const timeoutMs =
     options.timeoutMs === undefined ? entry.timeoutMs : tighter(entry.timeoutMs, options.timeoutMs);
   const limits: RunLimits =
     outer === undefined && timeoutMs === undefined ? NO_LIMITS : { signal: outer, timeoutMs };
-  return settleRun(started, context, limits).then((outcome) => settled(settings, entry, outcome, trace));
+  return settleRun(started, context, limits).then((outcome) =>
+    settleOutcome(settings, entry, outcome, trace),
+  );
 }
 
-function settled(
+function settleOutcome(
   settings: PipelineSettings,
   entry: ToolEntry,
   outcome: RunOutcome,
@@ -223,7 +225,7 @@ function settled(
 ): Completed | Promise<Completed> {
   switch (outcome.kind) {
     case 'returned':
-      return check(settings, entry, outcome.value, trace);
+      return checkResult(settings, entry, outcome.value, trace);
     case 'threw':
       return failed(toolFailure(entry.name, outcome.error));
     case 'timeout':
@@ -238,7 +240,7 @@ function settled(
 }
 
 // 5. Check the result: JSON-safe, then against the output schema when the tool has one.
-function check(
+function checkResult(
   settings: PipelineSettings,
   entry: ToolEntry,
   value: unknown,

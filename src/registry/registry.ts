@@ -109,6 +109,8 @@ export class Registry {
   /** What {@link close} releases, in the order it was attached. */
   readonly #owned: OwnedResource[] = [];
   #closed = false;
+  /** The registry this one is a {@link subset} of, whose close ends this one's calls too. */
+  #parent: Registry | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: RegistryOptions = {}) {
@@ -261,6 +263,7 @@ export class Registry {
       return tool;
     });
     const subset = new Registry(this.#options).register(tools);
+    subset.#parent = this;
     for (const [wrapper, active] of this.#wrappers.entries()) {
       subset.wrapCalls(wrapper, active ? { active } : {});
     }
@@ -297,9 +300,12 @@ export class Registry {
     return true;
   }
 
-  /** True once {@link close} has been called: every later call answers `registry_closed`. */
+  /**
+   * True once {@link close} has been called (or, for a {@link subset}, its parent's): every later call
+   * answers `registry_closed`.
+   */
   get closed(): boolean {
-    return this.#closed;
+    return this.#closed || (this.#parent?.closed ?? false);
   }
 
   /**
@@ -373,10 +379,10 @@ export class Registry {
 
   // Synchronous until something asynchronous happens: a synchronous tool's call settles without a turn of
   // the event loop of its own. Every stage that can fail is caught, so the promise never rejects.
-  // Synchronous until something asynchronous happens: a synchronous tool's call settles without a turn of
-  // the event loop of its own (see the pipeline).
   #run(name: unknown, args: unknown, options: CallOptions = NO_OPTIONS): Completed | Promise<Completed> {
-    if (this.#closed) return failed(registryClosedFailure(typeof name === 'string' ? name : String(name)));
+    // A subset lives no longer than its parent: the parent's close released what its tools use.
+    if (this.#closed || this.#parent?.closed)
+      return failed(registryClosedFailure(typeof name === 'string' ? name : String(name)));
     if (this.#wrappers.size === 0) return runCall(this.#settings, this.#tools, name, args, options, false);
     const live = this.#wrappers.live();
     if (live.length === 0) return runCall(this.#settings, this.#tools, name, args, options, false);

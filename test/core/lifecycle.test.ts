@@ -134,6 +134,15 @@ describe('registry.own and registry.close', () => {
     expect(log).toHaveLength(3);
   });
 
+  test('a subset is closed with its parent: its calls answer registry_closed', async () => {
+    const parent = new Registry().register(echo);
+    const delegate = parent.subset(['echo']);
+    expect(await delegate.call('echo', { text: 'before' })).toEqual({ ok: true, result: 'before' });
+    await parent.close();
+    expect(delegate.closed).toBe(true);
+    expect(isErrorType(await delegate.call('echo', { text: 'after' }), 'registry_closed')).toBe(true);
+  });
+
   test('own() on a closed registry releases the resource at once', async () => {
     const registry = new Registry();
     await registry.close();

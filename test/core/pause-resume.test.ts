@@ -204,6 +204,15 @@ describe('pausing at the gate', () => {
     expect(runs).toEqual([{ text: 'a' }]);
   });
 
+  test('an answer given as a thenable (not a native promise) is awaited, as before', async () => {
+    const { registry, runs } = setup({
+      approver: () =>
+        ({ then: (resolve: (answer: unknown) => void) => resolve({ action: 'allow' }) }) as never,
+    });
+    expect(await registry.call('write_note', { text: 'a' })).toEqual({ ok: true, result: { written: 1 } });
+    expect(runs).toEqual([{ text: 'a' }]);
+  });
+
   test('"allow for the session" from a resumed decision holds for later calls under that rule', async () => {
     const { registry, runs } = setup();
     const resumed = await registry.call(
