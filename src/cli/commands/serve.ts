@@ -113,6 +113,8 @@ export const command: Command = {
     // The served registry owns the module's registry, the audit sinks and the search listing: one close
     // (on SIGINT, SIGTERM or the end of stdin) releases them all, and stops imported MCP servers.
     let registry: Registry | undefined;
+    // The audit log, until the registry owns it: closed here if the registry is never made.
+    let audit: ReturnType<typeof combineAuditSinks> | ReturnType<typeof openAuditOption>;
     let telemetry: Awaited<ReturnType<typeof startTelemetryOption>> | undefined;
     const stop = stopSignal();
     try {
@@ -120,11 +122,12 @@ export const command: Command = {
       const otel = flags.otel === true ? await import('../../otel/index.js') : undefined;
       telemetry = otel ? await startTelemetryOption(otel) : undefined;
       const file = openAuditOption(flags.audit, io.cwd);
+      audit = file;
       const sinks = [
         ...(file ? [file] : []),
         ...(otel && telemetry ? [otel.createOtelAuditSink({ logger: telemetry.logger })] : []),
       ];
-      const audit = sinks.length > 0 ? combineAuditSinks(...sinks) : undefined;
+      audit = sinks.length > 0 ? combineAuditSinks(...sinks) : undefined;
       const gate = createPolicyGate(policy, audit ? { observe: audit.observe } : {});
       // Asks go to the registry's approver: the user at the MCP client, where it can elicit.
       registry = ownLoaded(
@@ -157,6 +160,7 @@ export const command: Command = {
       return await serve(mcp, served, common, toolCount);
     } finally {
       stop.dispose();
+      if (!registry) audit?.close();
       await closeWithin(registry ?? loaded, io, 'serve');
       await telemetry?.shutdown();
     }
