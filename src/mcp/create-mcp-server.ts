@@ -151,6 +151,21 @@ export function followChanges(listing: Pick<ToolListing, 'onChange'>, send: () =
 }
 
 /**
+ * The `tools/list` page size the options give, or a {@link ToolDefinitionError}. The serving entries
+ * call it when they start, since they build their servers later (per request, or on the first message).
+ */
+export function pageSizeOf(options: McpServerOptions): number {
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < 1) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `pageSize is ${String(options.pageSize)}; give a whole number of tools per page, at least 1.`,
+    );
+  }
+  return pageSize;
+}
+
+/**
  * The server of {@link createMcpServer} without the change subscription, for entries that route
  * change notifications themselves (a fresh instance per HTTP request, the pinned stdio instance).
  *
@@ -163,13 +178,7 @@ export function buildMcpServer(
   traits: McpConnectionTraits,
   approvals?: RequestStateSealer,
 ): Server {
-  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(pageSize) || pageSize < 1) {
-    throw new ToolDefinitionError(
-      'invalid_option',
-      `pageSize is ${String(options.pageSize)}; give a whole number of tools per page, at least 1.`,
-    );
-  }
+  const pageSize = pageSizeOf(options);
   const server = new Server(
     { name: options.name ?? 'toolpact', version: options.version ?? VERSION },
     {

@@ -105,6 +105,6 @@ function ruleOf(data: unknown): string | undefined {
 
 // The sealer's words say what was wrong and what to do; the code is kept for programs.
 function refused(name: string, code: string, message: string): Envelope {
-  const envelope = permissionDeniedFailure(name, `the approval this retry carries was refused (${code})`);
-  return envelope.ok ? envelope : { ok: false, error: { ...envelope.error, message } };
+  const { error } = permissionDeniedFailure(name, `the approval this retry carries was refused (${code})`);
+  return { ok: false, error: { ...error, message } };
 }

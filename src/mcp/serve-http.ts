@@ -16,6 +16,7 @@ import {
   createMcpServer,
   followChanges,
   type McpServerOptions,
+  pageSizeOf,
 } from './create-mcp-server.js';
 import { checkRequestOrigin, isLoopbackHost } from './origin-check.js';
 import { RequestStateSealer } from './request-state.js';
@@ -113,6 +114,7 @@ export async function serveHttp(
   // Revision 2026-07-28: a fresh server per request (the SDK's strict handler checks the envelope,
   // the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers, and answers subscriptions/listen).
   // Legacy traffic never reaches it: its 'stateless' legacy mode has no return path for elicitation.
+  pageSizeOf(options); // servers are built per request: a bad option must fail here, not on each one
   const approvals = options.requestState ?? RequestStateSealer.fromEnvironment();
   const modern = createMcpHandler(
     () => buildMcpServer(registry, options, { listChanged: true, serverRequests: false }, approvals),
@@ -225,13 +227,20 @@ export async function serveHttp(
       else response.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(port, host, () => {
-      http.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(port, host, () => {
+        http.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // Nothing is served: let go of the registry's change listener and the modern handler.
+    stopFollowing();
+    await modern.close().catch(() => {});
+    throw error;
+  }
   const address = http.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' || host.includes(':') ? `[${address.address}]` : address.address;
   return {

@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Server, Transport } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import type { Registry } from '../registry/registry.js';
-import { buildMcpServer, followChanges, type McpServerOptions } from './create-mcp-server.js';
+import { buildMcpServer, followChanges, type McpServerOptions, pageSizeOf } from './create-mcp-server.js';
 import { RequestStateSealer } from './request-state.js';
 
 /** Options of {@link serveStdio}. */
@@ -42,6 +42,7 @@ export async function serveStdio(
   registry: Registry,
   options: StdioServeOptions = {},
 ): Promise<RunningStdioServer> {
+  pageSizeOf(options); // the server is built on the first message: a bad option must fail here
   const approvals = options.requestState ?? RequestStateSealer.fromEnvironment();
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {

@@ -1,10 +1,14 @@
+import { PassThrough } from 'node:stream';
 import { describe, expect, test } from 'vitest';
+import { Registry } from '../../src/index.js';
 import {
   checkRequestOrigin,
   effectsFromAnnotations,
   inferCategory,
   planNames,
+  serveHttp,
   serverSlug,
+  serveStdio,
   splitCommandLine,
   upgradeSchema,
 } from '../../src/mcp/index.js';
@@ -210,5 +214,15 @@ describe('remoteResultValue', () => {
     expect(() => remoteResultValue({ isError: true, content: [] }, 'fs')).toThrow(
       /"fs" reported an error without a message/,
     );
+  });
+});
+
+describe('serving entries check their options when they start', () => {
+  test('a bad pageSize is refused by serveStdio and serveHttp before anything is served', async () => {
+    const registry = new Registry();
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    await expect(serveStdio(registry, { pageSize: 0, stdin, stdout })).rejects.toThrow(/pageSize is 0/);
+    await expect(serveHttp(registry, { pageSize: 1.5, port: 0 })).rejects.toThrow(/pageSize is 1\.5/);
   });
 });
