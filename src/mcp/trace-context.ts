@@ -75,7 +75,28 @@ export function incomingTraceContext(carrier: unknown): TraceContext | undefined
     : { traceparent };
 }
 
-const traceIdOf = (context: TraceContext): string => context.traceparent.slice(3, 35);
+/** The fields of a valid `traceparent` (see {@link incomingTraceContext}), as OpenTelemetry names them. */
+export interface TraceparentFields {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly traceFlags: number;
+}
+
+/**
+ * Splits a `traceparent` that {@link incomingTraceContext} accepted into its ids and flags.
+ *
+ * @example
+ * traceparentFields('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01').spanId; // '00f067aa0ba902b7'
+ */
+export function traceparentFields(traceparent: string): TraceparentFields {
+  return {
+    traceId: traceparent.slice(3, 35),
+    spanId: traceparent.slice(36, 52),
+    traceFlags: Number.parseInt(traceparent.slice(53, 55), 16),
+  };
+}
+
+const traceIdOf = (context: TraceContext): string => traceparentFields(context.traceparent).traceId;
 
 function activeTraceContext(): TraceContext | undefined {
   const globals = (globalThis as { [OTEL_API_GLOBAL]?: OtelGlobals })[OTEL_API_GLOBAL];

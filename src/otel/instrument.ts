@@ -18,7 +18,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { ToolContract } from '../contract/index.js';
-import { carriedTraceContext } from '../mcp/trace-context.js';
+import { carriedTraceContext, traceparentFields } from '../mcp/trace-context.js';
 import type { PolicyDecision } from '../policy/policy-gate.js';
 import type { CallEnd, CallStart, Registry } from '../registry/registry.js';
 import { ATTRIBUTES, DURATION_BUCKETS, METRICS, SCOPE_NAME, UNKNOWN_TOOL_NAME } from './attributes.js';
@@ -163,12 +163,10 @@ function parentOf(state: unknown): Context {
   const carried = carriedTraceContext(state);
   if (carried === undefined) return active;
   const { traceparent, tracestate } = carried;
-  const traceId = traceparent.slice(3, 35);
-  if (trace.getSpanContext(active)?.traceId === traceId) return active;
+  const fields = traceparentFields(traceparent);
+  if (trace.getSpanContext(active)?.traceId === fields.traceId) return active;
   return trace.setSpanContext(active, {
-    traceId,
-    spanId: traceparent.slice(36, 52),
-    traceFlags: Number.parseInt(traceparent.slice(53, 55), 16),
+    ...fields,
     isRemote: true,
     ...(tracestate === undefined ? {} : { traceState: createTraceState(tracestate) }),
   });
