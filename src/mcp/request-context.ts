@@ -13,9 +13,8 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { brandedContextOf, MCP_CONTEXT } from './context-brand.js';
 import { incomingTraceContext } from './trace-context.js';
-
-const MCP_CONTEXT = Symbol.for('toolpact.mcp.context');
 
 /**
  * What a tool (and the gate) can reach of the MCP request that called it. The server passes it as the
@@ -240,16 +239,5 @@ class RequestContext implements McpRequestContext {
  * if (mcp?.canElicit) await mcp.elicit({ message: 'Overwrite notes.md?', requestedSchema });
  */
 export function mcpContextOf(state: unknown): McpRequestContext | undefined {
-  if (isContext(state)) return state;
-  if (state !== null && typeof state === 'object' && Object.hasOwn(state, 'mcp')) {
-    const inner = (state as { mcp?: unknown }).mcp;
-    if (isContext(inner)) return inner;
-  }
-  return undefined;
-}
-
-function isContext(value: unknown): value is McpRequestContext {
-  return (
-    value !== null && typeof value === 'object' && (value as Record<symbol, unknown>)[MCP_CONTEXT] === true
-  );
+  return brandedContextOf<McpRequestContext>(state);
 }

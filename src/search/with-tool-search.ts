@@ -5,6 +5,7 @@ import type { FailureEnvelope } from '../dispatch/envelope.js';
 import { invalidArgumentsFailure } from '../dispatch/errors.js';
 import { jsonSchemaValidator } from '../dispatch/validate-json-schema.js';
 import { ToolDefinitionError } from '../errors/index.js';
+import { brandedContextOf } from '../mcp/context-brand.js';
 import type { Registry } from '../registry/registry.js';
 import { providerToolName } from '../schema/names.js';
 import { toProviderTools } from '../schema/to-provider-tools.js';
@@ -342,18 +343,9 @@ export function withToolSearch(registry: Registry, options: WithToolSearchOption
   };
 }
 
-// The MCP layer's request context (src/mcp/request-context.ts) carries this registered symbol, read here
-// without loading the MCP SDK. A revision 2026-07-28 request has no list of its own a search could load into.
-const MCP_CONTEXT = Symbol.for('toolpact.mcp.context');
-
+// A revision 2026-07-28 request has no list of its own a search could load into.
 function isModernMcpCall(state: unknown): boolean {
-  const isContext = (value: unknown): value is { era?: unknown } =>
-    value !== null && typeof value === 'object' && (value as Record<symbol, unknown>)[MCP_CONTEXT] === true;
-  const context =
-    state !== null && typeof state === 'object' && !isContext(state) && Object.hasOwn(state, 'mcp')
-      ? (state as { mcp?: unknown }).mcp
-      : state;
-  return isContext(context) && context.era === 'modern';
+  return brandedContextOf<{ readonly era?: unknown }>(state)?.era === 'modern';
 }
 
 /** The stateless view of one `withToolSearch`: its fixed list, and `call_tool`'s routing. */
