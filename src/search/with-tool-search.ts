@@ -3,7 +3,6 @@ import { createTool } from '../define/create-tool.js';
 import type { AnyTool } from '../define/tool.js';
 import type { FailureEnvelope } from '../dispatch/envelope.js';
 import { invalidArgumentsFailure } from '../dispatch/errors.js';
-import { jsonSchemaValidator } from '../dispatch/validate-json-schema.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { brandedContextOf } from '../mcp/context-brand.js';
 import type { Registry } from '../registry/registry.js';
@@ -363,7 +362,8 @@ function statelessSearch(
       schema: { type: 'object' },
     },
   });
-  const checkCall = jsonSchemaValidator<{ name: string; arguments?: unknown }>(CALL_TOOL.contract.parameters);
+  // call_tool's own validator: one compiled schema for every search.
+  const checkCall = CALL_TOOL.validate;
   let list: readonly ToolContract[] | undefined;
   const view: StatelessToolSearch = {
     callTool: CALL_TOOL.contract,
