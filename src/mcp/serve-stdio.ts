@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { Server, Transport } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import type { Registry } from '../registry/registry.js';
 import { buildMcpServer, followChanges, type McpServerOptions, pageSizeOf } from './create-mcp-server.js';
@@ -48,9 +48,7 @@ export async function serveStdio(
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
-  const transport = observedClose(new StdioServerTransport(options.stdin, options.stdout), () =>
-    resolveClosed(),
-  );
+  const transport = new StdioServerTransport(options.stdin, options.stdout);
   // The entry builds an instance for the opening message (and may build one for a discover probe it
   // then drops); the last one built is the one pinned to the connection.
   let pinned: Server | undefined;
@@ -64,50 +62,19 @@ export async function serveStdio(
     },
     { transport },
   );
-  closed.then(stopFollowing, stopFollowing);
-  // Older SDK transports missed the end of stdin; this keeps a host's hang-up from leaving us running.
-  const input = options.stdin ?? process.stdin;
-  const onEnd = () => {
-    handle.close().catch(() => {});
+  // The entry takes the transport's `onclose` as it starts (the transport fires it at the end of stdin
+  // too); we are told after it.
+  const entryOnClose = transport.onclose;
+  transport.onclose = () => {
+    entryOnClose?.();
+    resolveClosed();
   };
-  input.once('end', onEnd);
+  closed.then(stopFollowing, stopFollowing);
   return {
     closed,
     async close() {
-      input.off('end', onEnd);
       await handle.close();
       resolveClosed();
     },
   };
-}
-
-// The entry owns the transport's `onclose`; this passes it through and tells us too.
-function observedClose(inner: StdioServerTransport, onClosed: () => void): Transport {
-  const transport: Transport = {
-    start: () => inner.start(),
-    close: () => inner.close(),
-    send: (message) => inner.send(message),
-    set onmessage(handler: Transport['onmessage']) {
-      inner.onmessage = handler;
-    },
-    get onmessage() {
-      return inner.onmessage;
-    },
-    set onclose(handler: Transport['onclose']) {
-      inner.onclose = () => {
-        handler?.();
-        onClosed();
-      };
-    },
-    get onclose() {
-      return inner.onclose;
-    },
-    set onerror(handler: Transport['onerror']) {
-      inner.onerror = handler;
-    },
-    get onerror() {
-      return inner.onerror;
-    },
-  };
-  return transport;
 }
