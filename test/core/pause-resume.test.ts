@@ -207,6 +207,7 @@ describe('pausing at the gate', () => {
   test('an answer given as a thenable (not a native promise) is awaited, as before', async () => {
     const { registry, runs } = setup({
       approver: () =>
+        // biome-ignore lint/suspicious/noThenProperty: the test is about an answer that is a thenable.
         ({ then: (resolve: (answer: unknown) => void) => resolve({ action: 'allow' }) }) as never,
     });
     expect(await registry.call('write_note', { text: 'a' })).toEqual({ ok: true, result: { written: 1 } });
