@@ -1,11 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { CallToolResult, Implementation, Tool as McpTool } from '@modelcontextprotocol/client';
-import type { JsonSchema, ToolCategory, ToolContract } from '../contract/index.js';
-import { type BrokenDefault, dropBrokenDefaults } from '../define/broken-defaults.js';
-import { createTool } from '../define/create-tool.js';
+import type { Implementation, Tool as McpTool } from '@modelcontextprotocol/client';
+import type { ToolCategory } from '../contract/index.js';
+import type { BrokenDefault } from '../define/broken-defaults.js';
 import type { AnyTool } from '../define/tool.js';
-import { sanitizeMessage } from '../dispatch/sanitize.js';
-import { ToolError } from '../dispatch/tool-error.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
 import {
@@ -21,10 +18,8 @@ import {
   type McpServerTarget,
 } from './connect.js';
 import { type PrefixMode, planNames } from './imported-names.js';
-import { effectsFromAnnotations, inferCategory } from './infer-category.js';
-import { remoteResultValue } from './remote-result.js';
-import { traceContextOf } from './trace-context.js';
-import { upgradeSchema } from './upgrade-schema.js';
+import { inferCategory } from './infer-category.js';
+import { remoteTool } from './remote-tool.js';
 
 /**
  * Options of {@link importMcpTools}. `era`, `prior` (an earlier import's {@link McpImport.prior}) and
@@ -196,6 +191,11 @@ export async function importMcpTools(
       : {}),
   });
   const client = connection.client;
+  // Runs a remote call as the given registry call, so an elicitation can say which tool asks.
+  const track = <T>(call: UpstreamCall, run: () => Promise<T>): Promise<T> => {
+    running.add(call);
+    return calling.run(call, run).finally(() => running.delete(call));
+  };
   const serverInfo = client.getServerVersion();
   label = options.name ?? serverInfo?.name ?? 'server';
   const source = `mcp:${label}`;
@@ -243,18 +243,29 @@ export async function importMcpTools(
       const description = remote.description?.trim();
       if (!description) nextUndescribed.push(plan.local);
       try {
-        const { tool, dropped } = importTool(remote, plan.local, category, {
-          client,
-          label,
+        const { tool, dropped } = remoteTool(remote, {
+          name: plan.local,
+          server: label,
           source,
+          category,
+          inferredCategory: true,
           description:
             description ||
             `${remote.title ?? remote.annotations?.title ?? remote.name} (the MCP server "${label}" gives no description).`,
-          requestTimeoutMs: options.requestTimeoutMs,
-          track: (call, run) => {
-            running.add(call);
-            return calling.run(call, run).finally(() => running.delete(call));
-          },
+          call: (call) =>
+            track({ tool: call.tool, remoteName: call.remoteName, state: call.state }, () =>
+              client.callTool(
+                {
+                  name: call.remoteName,
+                  arguments: call.arguments,
+                  ...(call.meta ? { _meta: call.meta } : {}),
+                },
+                {
+                  signal: call.signal,
+                  ...(options.requestTimeoutMs ? { timeout: options.requestTimeoutMs } : {}),
+                },
+              ),
+            ),
         });
         built.push(tool);
         for (const entry of dropped)
@@ -340,117 +351,6 @@ interface UpstreamCall {
   readonly tool: string;
   readonly remoteName: string;
   readonly state: unknown;
-}
-
-interface ToolContext {
-  readonly client: McpClient;
-  readonly label: string;
-  readonly source: string;
-  readonly description: string;
-  readonly requestTimeoutMs: number | undefined;
-  /** Runs a remote call as the given registry call (for elicitation). */
-  readonly track: <T>(call: UpstreamCall, run: () => Promise<T>) => Promise<T>;
-}
-
-function importTool(
-  remote: McpTool,
-  local: string,
-  category: ToolCategory,
-  context: ToolContext,
-): { tool: AnyTool; dropped: readonly BrokenDefault[] } {
-  // A server's broken default would be filled in and then refuse a call that rightly left the field out.
-  const input = dropBrokenDefaults(withObjectType(upgradeSchema(remote.inputSchema as JsonSchema)));
-  const output = remote.outputSchema
-    ? dropBrokenDefaults(upgradeSchema(remote.outputSchema as JsonSchema), '$.returns.schema')
-    : undefined;
-  const title = remote.title ?? remote.annotations?.title;
-  const contract: Omit<ToolContract, 'effects'> & { effects: ToolContract['effects'] } = {
-    name: local,
-    ...(title ? { title } : {}),
-    description: context.description,
-    parameters: input.schema,
-    ...(output ? { returns: { schema: output.schema } } : {}),
-    category,
-    effects: effectsFromAnnotations(remote.annotations),
-  };
-  const remoteName = remote.name;
-  const tool = createTool(contract, {
-    meta: {
-      source: context.source,
-      server: context.label,
-      remoteName,
-      inferredCategory: true,
-      ...(remote.annotations ? { annotations: remote.annotations } : {}),
-    },
-    async execute(args, { signal, state }) {
-      let result: CallToolResult;
-      // The caller's trace goes with the call (W3C trace context in `_meta`, both eras).
-      const trace = traceContextOf(state);
-      try {
-        result = await context.track({ tool: local, remoteName, state }, () =>
-          context.client.callTool(
-            {
-              name: remoteName,
-              arguments: args as Record<string, unknown>,
-              ...(trace ? { _meta: { ...trace } } : {}),
-            },
-            { signal, ...(context.requestTimeoutMs ? { timeout: context.requestTimeoutMs } : {}) },
-          ),
-        );
-      } catch (error) {
-        if (signal.aborted) throw error;
-        throw remoteCallError(error, context.label, remoteName);
-      }
-      return remoteResultValue(result, context.label);
-    },
-  });
-  return { tool, dropped: [...input.dropped, ...(output?.dropped ?? [])] };
-}
-
-const INPUT_KINDS: Record<string, string> = {
-  elicitation: 'elicitation (a question to the user)',
-  sampling: "sampling (a completion from the host's model)",
-  roots: "roots (the host's directories)",
-};
-
-/**
- * What a failed remote call becomes. A server that needs input toolpact does not give (sampling and
- * roots, deprecated in 2026-07-28; elicitation without `onElicitation`) is `mcp_input_unsupported`,
- * naming what it asked for; anything else is `mcp_protocol_error`.
- */
-function remoteCallError(error: unknown, server: string, remoteName: string): ToolError {
-  const reason = error instanceof Error ? error.message : String(error);
-  const details = { server };
-  const record = (error ?? {}) as { code?: unknown; data?: unknown };
-  let asked: string[] = [];
-  // -32021: the server needs a client capability we did not declare (checked before it asks).
-  if (record.code === -32021) {
-    const required = (record.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
-    asked = required && typeof required === 'object' ? Object.keys(required) : [];
-  } else if (record.code === 'CAPABILITY_NOT_SUPPORTED') {
-    // The server asked anyway: the SDK names the method it has no handler for.
-    asked = Object.keys(INPUT_KINDS).filter((kind) =>
-      reason.includes(kind === 'roots' ? 'roots/list' : `${kind}/`),
-    );
-  }
-  if (asked.length > 0) {
-    const names = asked.map((kind) => INPUT_KINDS[kind] ?? kind).join(' and ');
-    const way = asked.every((kind) => kind === 'elicitation')
-      ? 'Import it with onElicitation to answer such questions.'
-      : 'toolpact does not give imported servers sampling or roots (both deprecated in MCP 2026-07-28); use a tool that does not need them.';
-    return new ToolError(
-      `The MCP server "${server}" needs ${names} to run "${remoteName}", which this host does not provide. ${way}`,
-      { type: 'mcp_input_unsupported', details: { ...details, asked } },
-    );
-  }
-  return new ToolError(`The MCP server "${server}" did not complete the call: ${sanitizeMessage(reason)}`, {
-    type: 'mcp_protocol_error',
-    details,
-  });
-}
-
-function withObjectType(schema: JsonSchema): JsonSchema {
-  return schema.type === undefined ? { type: 'object', ...schema } : schema;
 }
 
 /**
