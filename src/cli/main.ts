@@ -5,6 +5,7 @@ import { VERSION } from './version.js';
 const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Command }> } = {
   audit: () => import('./commands/audit.js'),
   call: () => import('./commands/call.js'),
+  gateway: () => import('./commands/gateway.js'),
   gen: () => import('./commands/gen.js'),
   inspect: () => import('./commands/inspect.js'),
   lint: () => import('./commands/lint.js'),

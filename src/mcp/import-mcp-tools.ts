@@ -207,7 +207,7 @@ export async function importMcpTools(
   let closing: Promise<void> | undefined;
 
   const load = async (cacheMode: 'use' | 'refresh' = 'refresh') => {
-    const listed = await listAll(client, options.maxTools ?? DEFAULT_MAX_TOOLS, cacheMode);
+    const listed = await listServerTools(client, options.maxTools ?? DEFAULT_MAX_TOOLS, cacheMode);
     // A listing that comes back after close() must not bring the tools back.
     if (closing) return;
     freshUntil = Date.now() + listed.ttlMs;
@@ -356,8 +356,11 @@ interface UpstreamCall {
 /**
  * All of the server's tools, through the SDK's aggregating `listTools` (which keeps the list for the
  * server's `ttlMs` and indexes it for output validation), with duplicates and the overflow reported.
+ *
+ * @example
+ * const { tools, skipped, ttlMs } = await listServerTools(client, 1_000, 'refresh');
  */
-async function listAll(
+export async function listServerTools(
   client: McpClient,
   maxTools: number,
   cacheMode: 'use' | 'refresh',

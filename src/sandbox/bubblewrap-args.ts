@@ -14,10 +14,10 @@ export type ProcessLimitMethod = 'pid-namespace' | 'rlimit';
 // When the host user is root the sandbox's user is the host's root too, with every capability
 // dropped; as any other user it is `nobody` (65534) over that user.
 
-// Top-level system folders that are symbolic links into /usr on merged-/usr systems, or real folders.
-const SYSTEM_DIRS = ['/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32'];
-// The few files from /etc that programs need to start; the rest of /etc (passwords, keys) stays out.
-const ETC_ENTRIES = [
+/** Top-level system folders that are symbolic links into /usr on merged-/usr systems, or real folders. */
+export const SYSTEM_DIRS: readonly string[] = ['/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32'];
+/** The few files from /etc that programs need to start; the rest of /etc (passwords, keys) stays out. */
+export const ETC_ENTRIES: readonly string[] = [
   '/etc/alternatives',
   '/etc/ld.so.cache',
   '/etc/ld.so.conf',
@@ -60,16 +60,8 @@ export function bubblewrapArgs(
     asRoot ? '0' : '65534',
     '--gid',
     asRoot ? '0' : '65534',
-    '--ro-bind',
-    '/usr',
-    '/usr',
+    ...systemFolderArgs(),
   ];
-  for (const dir of SYSTEM_DIRS) {
-    if (!existsSync(dir)) continue;
-    const info = lstatSync(dir);
-    if (info.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
-    else if (info.isDirectory()) args.push('--ro-bind', dir, dir);
-  }
   for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', entry, entry);
   args.push(
     '--proc',
@@ -136,5 +128,23 @@ export function bubblewrapArgs(
         ].join('; ')
       : 'shift; exec "$@"';
   args.push('--', 'sh', '-c', setup, 'toolpact-setup', String(limits.maxProcesses + 1), ...prlimit);
+  return args;
+}
+
+/**
+ * The bubblewrap options that show `/usr` read-only and the top-level system folders as they are on
+ * the host: a symbolic link into `/usr` stays one, a real folder is bound read-only.
+ *
+ * @example
+ * systemFolderArgs(); // ['--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', …]
+ */
+export function systemFolderArgs(): string[] {
+  const args = ['--ro-bind', '/usr', '/usr'];
+  for (const dir of SYSTEM_DIRS) {
+    if (!existsSync(dir)) continue;
+    const info = lstatSync(dir);
+    if (info.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
+    else if (info.isDirectory()) args.push('--ro-bind', dir, dir);
+  }
   return args;
 }

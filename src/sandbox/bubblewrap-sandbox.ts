@@ -1,6 +1,6 @@
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
 import type { SandboxCheck, SandboxDeclaration } from '../policy/sandbox-declaration.js';
+import { findOnPath } from '../util/executables.js';
 import { bubblewrapArgs, type ProcessLimitMethod } from './bubblewrap-args.js';
 import { runBubblewrap } from './run-bubblewrap.js';
 import { resolveLimits, type SandboxLimits } from './sandbox-limits.js';
@@ -88,17 +88,3 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Bubb
 }
 
 const CONFIRMED: SandboxCheck = Object.freeze({ ok: true });
-
-function findOnPath(program: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, program);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return undefined;
-}

@@ -1,14 +1,11 @@
-import type { McpServerOptions, StdioServeOptions } from '../../mcp/index.js';
-import { combineAuditSinks } from '../../policy/audit-sink.js';
-import { createPolicyGate } from '../../policy/policy-gate.js';
 import { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';
-import { choosePolicy, openAuditOption } from '../gate-options.js';
-import type { CliIo, Command } from '../io.js';
+import { choosePolicy } from '../gate-options.js';
+import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
-import { stopSignal, wholeNumberFlag } from '../stop-signal.js';
+import { SERVE_FLAG_USAGE, SERVE_FLAGS, serveTools } from '../serve-tools.js';
 
 /**
  * `toolpact serve <module>`: the module's tools as an MCP server, over stdio or Streamable HTTP.
@@ -27,26 +24,9 @@ export const command: Command = {
     '                        [--search [--always-loaded <name,...>] [--max-loaded <n>]]',
     '',
     '  <module>        a .ts, .mts, .js or .mjs file exporting tools (a Registry, an array, or named tools)',
-    '  --http          serve Streamable HTTP instead of stdio',
-    '  --port <n>      HTTP port (default 3000; 0 picks a free one)',
-    '  --host <addr>   HTTP address (default 127.0.0.1). Another address exposes the tools to the network.',
-    '  --path <path>   HTTP endpoint path (default /mcp)',
-    '  --stateless     no sessions for 2025 clients either: any replica can answer any request (they lose',
-    '                  list_changed and elicitation). Revision 2026-07-28 requests never have a session.',
-    '  --allow-origin  browser origins allowed besides loopback ones, comma-separated',
-    '  --name <name>   the server name clients see (default toolpact)',
-    '  --page-size <n> tools per tools/list page (default 100)',
+    ...SERVE_FLAG_USAGE.slice(0, 9),
     '  --policy <file> a JSON policy file (default: toolpact.config.*, else the category defaults)',
-    '  --audit <file>  record each call in this audit log (JSON Lines; SQLite for .db, .sqlite, .sqlite3)',
-    '  --otel          export a span and metrics for every call, and the audit records as log records,',
-    '                  over OTLP/HTTP as the OTEL_EXPORTER_OTLP_* environment variables say',
-    '                  (default http://localhost:4318; OTEL_SERVICE_NAME names the service)',
-    '  --search        list only the always-loaded tools and search_tools. A 2025 client with a session is',
-    '                  listed what its searches load (notifications/tools/list_changed); a revision 2026-07-28',
-    '                  client (and, with --stateless, every client) is listed call_tool too, which runs a',
-    '                  found tool as that tool. Every tool stays callable.',
-    '  --always-loaded tools listed from the start with --search, comma-separated',
-    '  --max-loaded <n> searched tools listed at once with --search (default 20), least recently used out',
+    ...SERVE_FLAG_USAGE.slice(9),
     '',
     'One endpoint (or one stdio pipe) serves both eras: a 2025 client opens with initialize, a revision',
     '2026-07-28 client sends server/discover or enveloped requests. Approvals of 2026-07-28 calls travel',
@@ -58,228 +38,28 @@ export const command: Command = {
     "then closes the module's registry: the MCP servers it imported are stopped, the audit log closed.",
   ].join('\n'),
   async run(args, io) {
-    const { positionals, flags } = parseArgs(args, {
-      http: 'boolean',
-      port: 'string',
-      host: 'string',
-      path: 'string',
-      stateless: 'boolean',
-      'allow-origin': 'string',
-      name: 'string',
-      'page-size': 'string',
-      policy: 'string',
-      audit: 'string',
-      otel: 'boolean',
-      search: 'boolean',
-      'always-loaded': 'string',
-      'max-loaded': 'string',
-    });
+    const { positionals, flags } = parseArgs(args, SERVE_FLAGS);
     const [modulePath, ...extra] = positionals;
     if (!modulePath) throw new UsageError('Give a module of tools to serve.');
     if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}.`);
-    const http = flags.http === true;
-    for (const flag of ['port', 'host', 'path', 'stateless', 'allow-origin'] as const) {
-      if (!http && flags[flag] !== undefined) throw new UsageError(`--${flag} applies only with --http.`);
-    }
-    const port = flags.port === undefined ? 3000 : wholeNumberFlag('port', flags.port, 0, 65_535);
-    const pageSize =
-      flags['page-size'] === undefined ? undefined : wholeNumberFlag('page-size', flags['page-size'], 1);
-    const searching = flags.search === true;
-    for (const flag of ['always-loaded', 'max-loaded'] as const) {
-      if (!searching && flags[flag] !== undefined)
-        throw new UsageError(`--${flag} applies only with --search.`);
-    }
-    // No client has a list of its own to load into: every one is served the stateless view (call_tool).
-    const statelessSearch = searching && flags.stateless === true;
-    if (statelessSearch && flags['max-loaded'] !== undefined) {
-      throw new UsageError(
-        '--max-loaded applies only with sessions: with --stateless no search loads a tool.',
-      );
-    }
-    const maxLoaded =
-      flags['max-loaded'] === undefined ? undefined : wholeNumberFlag('max-loaded', flags['max-loaded'], 1);
-    const path = typeof flags.path === 'string' ? flags.path : '/mcp';
-    if (!path.startsWith('/')) throw new UsageError(`--path must start with "/", received "${path}".`);
-    const allowedOrigins =
-      typeof flags['allow-origin'] === 'string'
-        ? flags['allow-origin']
-            .split(',')
-            .map((origin) => origin.trim())
-            .filter(Boolean)
-        : undefined;
-
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
     const loaded = await loadRegistry(modulePath, io.cwd);
-    // The served registry owns the module's registry, the audit sinks and the search listing: one close
-    // (on SIGINT, SIGTERM or the end of stdin) releases them all, and stops imported MCP servers.
-    let registry: Registry | undefined;
-    // The audit log, until the registry owns it: closed here if the registry is never made.
-    let audit: ReturnType<typeof combineAuditSinks> | ReturnType<typeof openAuditOption>;
-    let telemetry: Awaited<ReturnType<typeof startTelemetryOption>> | undefined;
-    const stop = stopSignal();
+    let served: Registry | undefined;
     try {
-      const mcp = await import('../../mcp/index.js');
-      const otel = flags.otel === true ? await import('../../otel/index.js') : undefined;
-      telemetry = otel ? await startTelemetryOption(otel) : undefined;
-      const file = openAuditOption(flags.audit, io.cwd);
-      audit = file;
-      const sinks = [
-        ...(file ? [file] : []),
-        ...(otel && telemetry ? [otel.createOtelAuditSink({ logger: telemetry.logger })] : []),
-      ];
-      audit = sinks.length > 0 ? combineAuditSinks(...sinks) : undefined;
-      const gate = createPolicyGate(policy, audit ? { observe: audit.observe } : {});
-      // Asks go to the registry's approver: the user at the MCP client, where it can elicit.
-      registry = ownLoaded(
-        new Registry({ ...gate.registryOptions, approver: mcp.elicitationApprover() }),
-        loaded,
-      );
-      if (audit) registry.own(audit);
-      registry.register(loaded.list());
-      if (otel && telemetry) {
-        otel.instrument(registry, { tracer: telemetry.tracer, meter: telemetry.meter });
-        io.stderr(`toolpact serve: exporting OpenTelemetry to ${otlpEndpoint(io.env)}.\n`);
-      }
-      const search = searching
-        ? registry.own(await searchListing(registry, flags['always-loaded'], maxLoaded, statelessSearch))
-        : undefined;
-      const listing = search && statelessSearch ? search.stateless : search;
-      const common = {
-        requestState: stateSealer(mcp, io, http),
-        ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
-        ...(pageSize ? { pageSize } : {}),
-        ...(listing ? { listing } : {}),
-      };
-      const served = registry;
-      const toolCount = () =>
-        !search
-          ? `${served.size} tools`
-          : statelessSearch
-            ? `${served.size} tools (${search.stateless.schemas().length} listed, call_tool among them)`
-            : `${served.size} tools (${search.activeTools().length} listed until a search loads more)`;
-      return await serve(mcp, served, common, toolCount);
+      return await serveTools(io, {
+        command: 'serve',
+        flags,
+        policy,
+        build: async (registryOptions) => {
+          // The served registry owns the module's registry: closing it stops imported MCP servers.
+          served = ownLoaded(new Registry(registryOptions), loaded);
+          served.register(loaded.list());
+          return { registry: served };
+        },
+      });
     } finally {
-      stop.dispose();
-      if (!registry) audit?.close();
-      await closeWithin(registry ?? loaded, io, 'serve');
-      await telemetry?.shutdown();
-    }
-
-    async function serve(
-      mcp: typeof import('../../mcp/index.js'),
-      registry: Registry,
-      common: McpServerOptions & Pick<StdioServeOptions, 'requestState'>,
-      toolCount: () => string,
-    ): Promise<0> {
-      if (!http) {
-        const running = await mcp.serveStdio(registry, common);
-        io.stderr(`toolpact serve: ${toolCount()} on stdio.\n`);
-        await Promise.race([running.closed, stop.signalled]);
-        await running.close();
-        return 0;
-      }
-      const host = typeof flags.host === 'string' ? flags.host : '127.0.0.1';
-      let running: Awaited<ReturnType<typeof mcp.serveHttp>>;
-      try {
-        running = await mcp.serveHttp(registry, {
-          ...common,
-          host,
-          port,
-          path,
-          stateless: flags.stateless === true,
-          ...(allowedOrigins ? { allowedOrigins } : {}),
-        });
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new UsageError(`Cannot listen on ${host}:${port}: ${reason}`);
-      }
-      if (!mcp.isLoopbackHost(host)) {
-        io.stderr(
-          `toolpact serve: listening on ${host}, reachable from the network, with no authentication. Put it behind a proxy that authenticates.\n`,
-        );
-      }
-      io.stderr(
-        `toolpact serve: ${toolCount()} at ${running.url} (${flags.stateless ? 'stateless' : 'sessions'}).\n`,
-      );
-      const signal = await stop.signalled;
-      io.stderr(`toolpact serve: ${signal}, stopping.\n`);
-      await running.close();
-      return 0;
+      // Built or not, what the module opened is closed.
+      if (!served) await closeWithin(loaded, io, 'serve');
     }
   },
 };
-
-/** The SDK started for `--otel`; a missing package is a usage error saying what to install. */
-async function startTelemetryOption(otel: typeof import('../../otel/index.js')) {
-  try {
-    return await otel.startTelemetry({ serviceName: 'toolpact' });
-  } catch (error) {
-    throw new UsageError(`--otel: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-/**
- * `--search`: the registry gains `search_tools`, and the listing follows what searches load (for a 2025
- * session) or stays fixed with `call_tool` (revision 2026-07-28; every client with `--stateless`).
- */
-async function searchListing(
-  registry: Registry,
-  alwaysLoaded: string | boolean | undefined,
-  maxLoaded: number | undefined,
-  stateless: boolean,
-) {
-  const { withToolSearch } = await import('../../search/index.js');
-  const names =
-    typeof alwaysLoaded === 'string'
-      ? alwaysLoaded
-          .split(',')
-          .map((name) => name.trim())
-          .filter(Boolean)
-      : [];
-  for (const name of names) {
-    if (!registry.has(name)) {
-      throw new UsageError(
-        `--always-loaded names "${name}", which the module does not export. Its tools: ${registry
-          .list()
-          .map((tool) => tool.contract.name)
-          .join(', ')}.`,
-      );
-    }
-  }
-  return withToolSearch(registry, {
-    alwaysLoaded: names,
-    ...(maxLoaded ? { maxLoaded } : {}),
-    ...(stateless ? { stateless } : {}),
-  });
-}
-
-/** Where the traces go, as the OTLP exporters read the environment. */
-function otlpEndpoint(env: { readonly [name: string]: string | undefined }): string {
-  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318';
-}
-
-/**
- * The sealer of revision 2026-07-28 approval states, from `TOOLPACT_STATE_KEY`: a key that cannot be
- * read is a usage error naming the variable (never a failure to listen), and a server with no key says
- * what that means for replicas.
- */
-function stateSealer(
-  mcp: typeof import('../../mcp/index.js'),
-  io: CliIo,
-  http: boolean,
-): InstanceType<typeof mcp.RequestStateSealer> {
-  let sealer: InstanceType<typeof mcp.RequestStateSealer>;
-  try {
-    sealer = mcp.RequestStateSealer.fromEnvironment(io.env);
-  } catch (error) {
-    if (error instanceof mcp.RequestStateKeyError) throw new UsageError(error.message);
-    throw error;
-  }
-  // Over stdio one process answers every retry, so its own key is all it needs.
-  if (http && sealer.ephemeral) {
-    io.stderr(
-      'toolpact serve: no TOOLPACT_STATE_KEY, so approvals of 2026-07-28 clients are sealed with a key of this process only (another replica, or this one after a restart, cannot complete them). Set TOOLPACT_STATE_KEY to 32 random bytes (openssl rand -hex 32) on every replica.\n',
-    );
-  }
-  return sealer;
-}

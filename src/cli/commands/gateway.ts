@@ -1,0 +1,502 @@
+import { existsSync, realpathSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, relative, resolve } from 'node:path';
+import type { PendingApproval } from '../../dispatch/gate.js';
+import type { GatewayConfig } from '../../gateway/config.js';
+import type { Gateway, GatewayServerStatus } from '../../gateway/gateway.js';
+import { definePolicy } from '../../policy/define-policy.js';
+import { loadPolicyFile } from '../../policy/load-policy.js';
+import type { Policy } from '../../policy/policy.js';
+import { PolicyError } from '../../policy/policy-error.js';
+import { parseArgs } from '../args.js';
+import type { CliIo, Command, ExitCode } from '../io.js';
+import { UsageError } from '../io.js';
+import { closeWithin } from '../lifecycle.js';
+import { SERVE_FLAG_USAGE, SERVE_FLAGS, serveTools } from '../serve-tools.js';
+import { renderTable } from '../table.js';
+
+/** The starter policy `gateway init` writes: imported reads run, everything else asks. */
+export const STARTER_POLICY = {
+  rules: [
+    {
+      id: 'imported-reads',
+      action: 'allow',
+      source: 'mcp:*',
+      category: ['read', 'search'],
+      reason: 'reads and searches of the MCP servers behind the gateway',
+    },
+  ],
+  importedDefault: 'ask',
+} as const;
+
+/**
+ * `toolpact gateway`: one gate in front of every MCP server a host config lists (see docs/gateway.md).
+ *
+ * @example
+ * // toolpact gateway --config ~/.config/toolpact/gateway.json
+ * await execute(['gateway', '--config', 'gateway.json'], io);
+ */
+export const command: Command = {
+  name: 'gateway',
+  summary: 'serve every MCP server of a host config through one gate, lock and audit',
+  usage: [
+    'toolpact gateway --config <mcp.json> [--lock <file>] [--policy <file>] [--audit <file>] [--otel]',
+    '                 [--http [--port <n>] [--host <address>] ...] [--search [--always-loaded <name,...>]]',
+    'toolpact gateway init --from <host config> [--out <file>] [--no-pin]',
+    'toolpact gateway pin --config <mcp.json> [--lock <file>]',
+    'toolpact gateway check --config <mcp.json> [--lock <file>] [--install] [--format table|json]',
+    '',
+    'The config is a host file (Claude Desktop, Claude Code, Cursor or VS Code) in its own dialect, with',
+    'an optional top-level "toolpact" section (policy, servers.<name>: enabled, prefix, timeoutMs,',
+    'sandbox, alwaysLoaded, tools; search, newTools, lock). Every server starts in parallel; their tools',
+    'are served through one registry: gated by the policy, audited, pinned in the lock (a changed',
+    'definition is withheld: not listed, and a call answers tool_definition_changed), restarted with',
+    'backoff when they fail. Saving the config or the lock applies it without a restart.',
+    '',
+    "  --config <file> the gateway's config (a host file)",
+    '  --lock <file>   the lock of pinned definitions (default: toolpact.lock, else <config>.lock.json)',
+    '  --policy <file> a JSON policy file (default: toolpact.policy of the config, else imported tools ask)',
+    ...SERVE_FLAG_USAGE,
+    '',
+    "init    writes the gateway's config from a host's file: its servers, the starter policy (imported",
+    "        reads allowed, the rest asks) and the lock; prints the one entry to put in the host's file in",
+    "        place of those servers. The host's file is never edited. --out defaults to gateway.json",
+    '        beside it; --no-pin skips starting the servers to write the lock.',
+    'pin     starts each server once and records its current tool definitions in the lock.',
+    'check   starts each server once and prints its tools and tokens, the lint summary (overrides',
+    '        applied), which stdio servers run unsandboxed, and what changed since the lock. Exit 1 when',
+    '        it found something (a server that did not start, a changed or new withheld definition, an',
+    '        unsandboxed stdio server, a lint error); 0 otherwise. --install installs the packages of',
+    '        sandboxed npx servers first, so that they can start without the network.',
+  ].join('\n'),
+  async run(args, io) {
+    const [sub] = args;
+    if (sub === 'init') return init(args.slice(1), io);
+    if (sub === 'pin') return pin(args.slice(1), io);
+    if (sub === 'check') return check(args.slice(1), io);
+    return serve(args, io);
+  },
+};
+
+async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
+  const { positionals, flags } = parseArgs(args, { ...SERVE_FLAGS, config: 'string', lock: 'string' });
+  if (positionals.length > 0) {
+    throw new UsageError(
+      `Unexpected arguments: ${positionals.join(' ')}. Subcommands are init, pin and check; the gateway itself takes --config.`,
+    );
+  }
+  const config = await readConfig(flags.config, io);
+  const policy = choosePolicy(flags.policy, config, io);
+  const { startGateway } = await import('../../gateway/gateway.js');
+  let gateway: Gateway | undefined;
+  // A host that cannot be asked has every ask denied: said once, at the first such call.
+  let told = false;
+  const cannotAsk = async (request: PendingApproval) => {
+    if (!told) {
+      told = true;
+      io.stderr(
+        `toolpact gateway: this MCP client cannot be asked for approvals (no elicitation), so "${request.tool.name}" and every other call that needs one is denied. Allow what you trust in the policy (see the starter policy of toolpact gateway init, docs/gateway.md).\n`,
+      );
+    }
+    return {
+      action: 'deny' as const,
+      reason: 'it needs approval and the MCP client cannot ask the user (no elicitation support)',
+    };
+  };
+  return serveTools(io, {
+    command: 'gateway',
+    flags,
+    policy,
+    search: config.search !== undefined,
+    ...(config.search?.maxLoaded ? { maxLoaded: config.search.maxLoaded } : {}),
+    fallbackApprover: cannotAsk,
+    build: async (registryOptions) => {
+      gateway = await startGateway({
+        config,
+        ...lockOption(flags.lock, io),
+        registry: registryOptions,
+        ...(registryOptions.observe ? { audit: registryOptions.observe } : {}),
+        log: (line) => io.stderr(`toolpact gateway: ${line}\n`),
+      });
+      const started = gateway;
+      return {
+        registry: started.registry,
+        listing: started.listing,
+        alwaysLoaded: alwaysLoadedNames(started),
+        close: () => started.close(),
+      };
+    },
+    onServing: () => {
+      if (gateway) io.stderr(summaryLine(gateway.status()));
+    },
+  });
+}
+
+async function pin(args: readonly string[], io: CliIo): Promise<ExitCode> {
+  const { positionals, flags } = parseArgs(args, { config: 'string', lock: 'string' });
+  if (positionals.length > 0) throw new UsageError(`Unexpected arguments: ${positionals.join(' ')}.`);
+  const config = await readConfig(flags.config, io);
+  const gateway = await startOnce(config, flags.lock, io, 'first-start');
+  try {
+    gateway.pin();
+    const status = gateway.status();
+    for (const server of status) {
+      io.stdout(
+        server.state === 'up'
+          ? `${server.name}: pinned ${server.tools} tools (${server.era === 'modern' ? 'revision 2026-07-28' : 'legacy era'}).\n`
+          : `${server.name}: not pinned: ${server.state}${server.reason ? ` (${server.reason})` : ''}.\n`,
+      );
+    }
+    const failed = status.filter((server) => server.enabled && server.state !== 'up');
+    return failed.length > 0 ? 1 : 0;
+  } finally {
+    await closeWithin(gateway, io, 'gateway pin', 'the MCP servers');
+  }
+}
+
+async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
+  const { positionals, flags } = parseArgs(args, {
+    config: 'string',
+    lock: 'string',
+    install: 'boolean',
+    format: 'string',
+  });
+  if (positionals.length > 0) throw new UsageError(`Unexpected arguments: ${positionals.join(' ')}.`);
+  const format = flags.format ?? 'table';
+  if (format !== 'table' && format !== 'json') {
+    throw new UsageError(`--format takes table or json, received "${String(format)}".`);
+  }
+  const config = await readConfig(flags.config, io);
+  if (flags.install === true) await installPackages(config, io);
+  const gateway = await startOnce(config, flags.lock, io, 'read-only');
+  try {
+    const [{ tokenReport }, { lint }] = await Promise.all([
+      import('../../schema/index.js'),
+      import('../../lint/index.js'),
+    ]);
+    const status = gateway.status();
+    const reports = status.map((server) => {
+      const tools = server.served
+        .map((name) => gateway.registry.get(name))
+        .filter((tool) => tool !== undefined);
+      const linted = tools.length > 0 ? lint(tools) : undefined;
+      const rules = new Map<string, number>();
+      for (const finding of linted?.findings ?? [])
+        rules.set(finding.rule, (rules.get(finding.rule) ?? 0) + 1);
+      return {
+        ...server,
+        tokens: {
+          openai: tokenReport(
+            tools.map((tool) => tool.contract),
+            'openai',
+          ).total,
+          anthropic: tokenReport(
+            tools.map((tool) => tool.contract),
+            'anthropic',
+          ).total,
+        },
+        lint: {
+          errors: linted?.errorCount ?? 0,
+          warnings: linted?.warningCount ?? 0,
+          rules: Object.fromEntries([...rules].sort((a, b) => b[1] - a[1])),
+        },
+      };
+    });
+    const failed = reports.filter((server) => server.enabled && server.state !== 'up');
+    const findings =
+      failed.length +
+      reports.reduce(
+        (sum, server) => sum + server.withheld.length + (server.unsandboxed ? 1 : 0) + server.lint.errors,
+        0,
+      );
+    if (format === 'json') {
+      io.stdout(
+        `${JSON.stringify(
+          {
+            config: config.file,
+            servers: reports,
+            skipped: config.skipped,
+            totals: {
+              tools: reports.reduce((sum, server) => sum + server.served.length, 0),
+              openai: reports.reduce((sum, server) => sum + server.tokens.openai, 0),
+              anthropic: reports.reduce((sum, server) => sum + server.tokens.anthropic, 0),
+            },
+          },
+          null,
+          2,
+        )}\n`,
+      );
+      return findings > 0 ? 1 : 0;
+    }
+    const rows = reports.map((server) => [
+      server.name,
+      server.enabled ? server.state : 'disabled',
+      server.era ?? '-',
+      String(server.served.length),
+      String(server.tokens.openai),
+      `${server.lint.errors}/${server.lint.warnings}`,
+      server.transport === 'stdio' ? (server.unsandboxed ? 'NO' : 'yes') : 'remote',
+      changesOf(server),
+    ]);
+    io.stdout(
+      renderTable(
+        ['server', 'state', 'era', 'tools', 'tokens (openai)', 'lint e/w', 'sandboxed', 'since the lock'],
+        rows,
+      ),
+    );
+    for (const skipped of config.skipped) io.stdout(`\n${skipped.name}: skipped: ${skipped.reason}\n`);
+    for (const server of reports) {
+      const lines: string[] = [];
+      if (server.enabled && server.state !== 'up') {
+        lines.push(`  did not start: ${server.reason ?? server.state}`);
+        if (server.stderr) lines.push(`  last stderr lines:\n${indent(server.stderr, 4)}`);
+      }
+      if (server.unsandboxed) {
+        lines.push(
+          `  runs unsandboxed: it can read your home directory and reach the network. Give it toolpact.servers.${server.name}.sandbox.`,
+        );
+      }
+      for (const withheld of server.withheld) {
+        lines.push(
+          withheld.reason === 'changed'
+            ? `  "${withheld.remoteName}" changed since it was pinned (withheld):\n${indent(withheld.descriptionDiff ?? '', 4)}`
+            : `  "${withheld.remoteName}" is new (withheld: newTools is "withhold")`,
+        );
+      }
+      if (server.removed.length > 0) lines.push(`  no longer listed: ${server.removed.join(', ')}`);
+      for (const skipped of server.skipped)
+        lines.push(`  not served: ${skipped.remoteName}: ${skipped.message}`);
+      const rules = Object.entries(server.lint.rules);
+      if (rules.length > 0) {
+        lines.push(`  lint: ${rules.map(([rule, count]) => `${rule} ${count}`).join(', ')}`);
+      }
+      if (lines.length > 0) io.stdout(`\n${server.name}\n${lines.join('\n')}\n`);
+    }
+    const totals = reports.reduce(
+      (sum, server) => ({
+        tools: sum.tools + server.served.length,
+        tokens: sum.tokens + server.tokens.openai,
+      }),
+      { tools: 0, tokens: 0 },
+    );
+    io.stdout(
+      `\n${totals.tools} tools from ${reports.length} servers cost ${totals.tokens} tokens a request in the OpenAI format (toolpact lint on the overridden contracts; toolpact gateway --search lists only search_tools and the always-loaded ones).\n`,
+    );
+    return findings > 0 ? 1 : 0;
+  } finally {
+    await closeWithin(gateway, io, 'gateway check', 'the MCP servers');
+  }
+}
+
+async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
+  const { positionals, flags } = parseArgs(args, { from: 'string', out: 'string', 'no-pin': 'boolean' });
+  if (positionals.length > 0) throw new UsageError(`Unexpected arguments: ${positionals.join(' ')}.`);
+  if (typeof flags.from !== 'string') {
+    throw new UsageError(
+      'Give the host config to start from with --from, e.g. --from ~/.config/Claude/claude_desktop_config.json (docs/gateway.md lists where each host keeps it).',
+    );
+  }
+  const from = resolve(io.cwd, flags.from);
+  const out = resolve(
+    io.cwd,
+    typeof flags.out === 'string' ? flags.out : resolve(dirname(from), 'gateway.json'),
+  );
+  if (existsSync(out)) {
+    throw new UsageError(
+      `${relativePath(io.cwd, out)} already exists; init never overwrites a file. Give another --out, or remove it.`,
+    );
+  }
+  const { readGatewayConfig, readHostText } = await import('../../gateway/config.js');
+  // Checked as the gateway will read it; the entries are then copied as written (variables unexpanded).
+  const host = readConfigFile(() => readGatewayConfig(from), io);
+  const raw = readHostText(from) as { [key: string]: unknown };
+  const key = host.dialect === 'vscode' ? 'servers' : 'mcpServers';
+  const entries = { ...((raw[key] ?? {}) as { [name: string]: unknown }) };
+  for (const skipped of host.skipped) delete entries[skipped.name];
+  // An entry that already starts the gateway being written would start it inside itself.
+  const { startsThisGateway } = await import('../../gateway/config-self.js');
+  const loops = host.servers.filter(
+    (server) => server.target.kind === 'stdio' && startsThisGateway(server.target, out, homedir()),
+  );
+  for (const server of loops) delete entries[server.name];
+  const gatewayConfig: { [key: string]: unknown } = {
+    [key]: entries,
+    ...(host.dialect === 'vscode' && raw.inputs ? { inputs: raw.inputs } : {}),
+    toolpact: {
+      host: host.dialect,
+      policy: STARTER_POLICY,
+      ...(raw.toolpact && typeof raw.toolpact === 'object' ? (raw.toolpact as object) : {}),
+    },
+  };
+  writeFileSync(out, `${JSON.stringify(gatewayConfig, null, 2)}\n`, { flag: 'wx' });
+  io.stdout(
+    `Wrote ${relativePath(io.cwd, out)} with ${Object.keys(entries).length} servers and the starter policy.\n`,
+  );
+  for (const skipped of host.skipped) io.stdout(`Left out ${skipped.name}: ${skipped.reason}\n`);
+  for (const server of loops)
+    io.stdout(`Left out ${server.name}: it starts the gateway this config is for.\n`);
+  let code: ExitCode = 0;
+  if (flags['no-pin'] !== true) {
+    const config = readConfigFile(() => readGatewayConfig(out), io);
+    const gateway = await startOnce(config, undefined, io, 'first-start');
+    try {
+      gateway.pin();
+      for (const server of gateway.status()) {
+        if (server.state !== 'up') {
+          code = 1;
+          io.stdout(
+            `${server.name} did not start (${server.reason ?? server.state}); run toolpact gateway pin once it does.\n`,
+          );
+        }
+      }
+      io.stdout(`Pinned the tool definitions in ${relativePath(io.cwd, lockOf(config))}.\n`);
+    } finally {
+      await closeWithin(gateway, io, 'gateway init', 'the MCP servers');
+    }
+  }
+  io.stdout(
+    `\nIn ${basename(from)}, replace those servers with this one entry (toolpact never edits it for you):\n\n${JSON.stringify(
+      { [key]: { 'toolpact-gateway': hostEntry(host.dialect, out) } },
+      null,
+      2,
+    )}\n`,
+  );
+  return code;
+}
+
+/** The entry a host's file gets in place of the servers: the gateway over stdio. */
+function hostEntry(dialect: GatewayConfig['dialect'], config: string) {
+  return {
+    ...(dialect === 'vscode' ? { type: 'stdio' } : {}),
+    command: 'npx',
+    args: ['-y', 'toolpact', 'gateway', '--config', config],
+  };
+}
+
+async function readConfig(file: string | boolean | undefined, io: CliIo): Promise<GatewayConfig> {
+  if (typeof file !== 'string') {
+    throw new UsageError("Give the gateway's config with --config <file> (a host file such as mcp.json).");
+  }
+  const { readGatewayConfig } = await import('../../gateway/config.js');
+  return readConfigFile(() => readGatewayConfig(resolve(io.cwd, file), { env: io.env }), io);
+}
+
+function readConfigFile(read: () => GatewayConfig, _io: CliIo): GatewayConfig {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof Error && error.name === 'GatewayConfigError') throw new UsageError(error.message);
+    if (error instanceof PolicyError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function choosePolicy(file: string | boolean | undefined, config: GatewayConfig, io: CliIo): Policy {
+  try {
+    if (typeof file === 'string') return loadPolicyFile(resolve(io.cwd, file));
+  } catch (error) {
+    if (error instanceof PolicyError) throw new UsageError(error.message);
+    throw error;
+  }
+  return config.policy ?? definePolicy({ rules: [] });
+}
+
+function lockOption(lock: string | boolean | undefined, io: CliIo): { lockFile?: string } {
+  return typeof lock === 'string' ? { lockFile: resolve(io.cwd, lock) } : {};
+}
+
+function lockOf(config: GatewayConfig): string {
+  return (
+    config.lock ??
+    resolve(dirname(config.file), `${basename(config.file).replace(/\.jsonc?$/i, '')}.lock.json`)
+  );
+}
+
+/** Starts every server once, for `pin`, `check` and `init`: no watching, no restarts worth waiting for. */
+async function startOnce(
+  config: GatewayConfig,
+  lock: string | boolean | undefined,
+  io: CliIo,
+  pinning: 'first-start' | 'read-only',
+): Promise<Gateway> {
+  const { startGateway } = await import('../../gateway/gateway.js');
+  return startGateway({
+    config,
+    ...lockOption(lock, io),
+    pinning,
+    watch: false,
+    restart: { maxFailures: 1 },
+    log: (line) => io.stderr(`toolpact gateway: ${line}\n`),
+  });
+}
+
+/** `--install`: the packages of sandboxed `npx` servers, installed where the sandbox can read them. */
+async function installPackages(config: GatewayConfig, io: CliIo): Promise<void> {
+  const { installNpxPackage, npxPackageSpec, defaultNpxCacheDir } = await import('../../gateway/npx.js');
+  const cache = defaultNpxCacheDir();
+  for (const server of config.servers) {
+    if (server.target.kind !== 'stdio' || !server.sandbox) continue;
+    const spec = npxPackageSpec(server.target);
+    if (!spec) continue;
+    io.stderr(`toolpact gateway: installing ${spec} for ${server.name} into ${cache}.\n`);
+    try {
+      await installNpxPackage(spec, cache);
+    } catch (error) {
+      io.stderr(
+        `toolpact gateway: ${server.name}: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+    }
+  }
+}
+
+function alwaysLoadedNames(gateway: Gateway): string[] {
+  const names: string[] = [];
+  for (const server of gateway.config().servers) {
+    const status = gateway.status().find((each) => each.name === server.name);
+    if (!status || server.alwaysLoaded === false) continue;
+    if (server.alwaysLoaded === true) {
+      names.push(...status.served);
+      continue;
+    }
+    for (const remote of server.alwaysLoaded) {
+      const tool = gateway.registry
+        .list()
+        .find((each) => each.meta.server === server.name && each.meta.remoteName === remote);
+      if (tool) names.push(tool.contract.name);
+    }
+  }
+  return names;
+}
+
+function summaryLine(status: readonly GatewayServerStatus[]): string {
+  const up = status.filter((server) => server.state === 'up');
+  const rest = status.filter((server) => server.enabled && server.state !== 'up');
+  return `toolpact gateway: ${up.length} of ${status.filter((server) => server.enabled).length} servers up${
+    rest.length > 0 ? ` (${rest.map((server) => `${server.name}: ${server.state}`).join(', ')})` : ''
+  }.\n`;
+}
+
+function changesOf(server: GatewayServerStatus): string {
+  const changed = server.withheld.filter((tool) => tool.reason === 'changed').length;
+  const added = server.withheld.filter((tool) => tool.reason === 'new').length;
+  const parts = [
+    ...(changed ? [`${changed} changed`] : []),
+    ...(added ? [`${added} new withheld`] : []),
+    ...(server.removed.length ? [`${server.removed.length} removed`] : []),
+  ];
+  return parts.length > 0 ? parts.join(', ') : 'unchanged';
+}
+
+function indent(text: string, spaces: number): string {
+  const pad = ' '.repeat(spaces);
+  return text
+    .split('\n')
+    .map((line) => `${pad}${line}`)
+    .join('\n');
+}
+
+function relativePath(cwd: string, file: string): string {
+  const real = existsSync(file) ? realpathSync(file) : file;
+  const shown = relative(cwd, real);
+  return shown && !shown.startsWith('..') ? shown : file;
+}

@@ -1,0 +1,268 @@
+import { CATEGORIES, isToolCategory } from '../contract/index.js';
+import type { GatewaySandbox, HostDialect, ToolOverride } from './config.js';
+import { checkKeys, child, describe, type ErrorScope, invalid, isRecord } from './config-error.js';
+import { resolvePath, type VariableScope } from './config-variables.js';
+
+export const HOST_DIALECTS: readonly HostDialect[] = ['claude-desktop', 'claude-code', 'cursor', 'vscode'];
+
+const SECTION_KEYS = ['host', 'policy', 'servers', 'search', 'newTools', 'lock'];
+const SERVER_KEYS = ['enabled', 'prefix', 'timeoutMs', 'sandbox', 'alwaysLoaded', 'tools'];
+const SANDBOX_KEYS = ['read', 'write', 'network'];
+const TOOL_KEYS = ['description', 'title', 'category', 'parameters', 'hidden'];
+const PREFIXES = ['auto', 'always', 'never'] as const;
+
+/** `toolpact.servers.<name>`: toolpact's settings for one of the host's servers, checked. */
+export interface ServerSettings {
+  readonly enabled?: boolean;
+  readonly prefix?: 'auto' | 'always' | 'never';
+  readonly timeoutMs?: number;
+  readonly sandbox?: GatewaySandbox;
+  readonly alwaysLoaded?: boolean | readonly string[];
+  readonly tools?: { readonly [remoteName: string]: ToolOverride };
+}
+
+/** The `toolpact` section, checked; the policy is loaded by the caller. */
+export interface ToolpactSection {
+  readonly policy?: { readonly file: string } | { readonly value: unknown };
+  readonly servers: ReadonlyMap<string, ServerSettings>;
+  readonly search?: { readonly maxLoaded?: number };
+  readonly newTools: 'allow' | 'withhold';
+  readonly lock?: string;
+}
+
+const ROOT = '$.toolpact';
+
+/** The `toolpact.host` value when there is one, checked. */
+export function declaredHost(section: unknown, scope: ErrorScope): HostDialect | undefined {
+  if (!isRecord(section) || section.host === undefined) return undefined;
+  const host = section.host;
+  if (typeof host === 'string' && (HOST_DIALECTS as readonly string[]).includes(host))
+    return host as HostDialect;
+  return invalid(
+    scope,
+    `${ROOT}.host`,
+    `must be one of ${HOST_DIALECTS.map((name) => `"${name}"`).join(', ')}, received ${describe(host)}.`,
+  );
+}
+
+/**
+ * Checks the `toolpact` section. Paths (policy, lock, sandbox) take the dialect's variables and `~`, and
+ * are relative to the config's folder `base`.
+ */
+export function parseToolpactSection(section: unknown, scope: VariableScope, base: string): ToolpactSection {
+  if (section === undefined) return { servers: new Map(), newTools: 'allow' };
+  if (!isRecord(section)) {
+    invalid(scope, ROOT, `must be an object such as { "servers": { ... } }, received ${describe(section)}.`);
+  }
+  checkKeys(scope, ROOT, section, SECTION_KEYS, 'The toolpact section');
+  const servers = new Map<string, ServerSettings>();
+  const result: { -readonly [K in keyof ToolpactSection]: ToolpactSection[K] } = {
+    servers,
+    newTools: 'allow',
+  };
+  if (section.policy !== undefined) {
+    const policy = section.policy;
+    if (typeof policy === 'string' && policy.trim() !== '') {
+      result.policy = { file: resolvePath(policy, `${ROOT}.policy`, scope, base) };
+    } else if (isRecord(policy)) {
+      result.policy = { value: policy };
+    } else {
+      invalid(
+        scope,
+        `${ROOT}.policy`,
+        `must be the path of a policy file or a policy object such as { "rules": [ ... ] }, received ${describe(policy)}.`,
+      );
+    }
+  }
+  if (section.servers !== undefined) {
+    const raw = section.servers;
+    if (!isRecord(raw)) {
+      invalid(scope, `${ROOT}.servers`, `must map server names to settings, received ${describe(raw)}.`);
+    }
+    for (const [name, settings] of Object.entries(raw)) {
+      servers.set(name, parseServerSettings(settings, child(`${ROOT}.servers`, name), scope, base));
+    }
+  }
+  if (section.search !== undefined) result.search = parseSearch(section.search, scope);
+  if (section.newTools !== undefined) {
+    if (section.newTools !== 'allow' && section.newTools !== 'withhold') {
+      invalid(
+        scope,
+        `${ROOT}.newTools`,
+        `must be "allow" or "withhold", received ${describe(section.newTools)}.`,
+      );
+    }
+    result.newTools = section.newTools;
+  }
+  if (section.lock !== undefined) {
+    if (typeof section.lock !== 'string' || section.lock.trim() === '') {
+      invalid(
+        scope,
+        `${ROOT}.lock`,
+        `must be the path of the lock file, received ${describe(section.lock)}.`,
+      );
+    }
+    result.lock = resolvePath(section.lock, `${ROOT}.lock`, scope, base);
+  }
+  return result;
+}
+
+function parseSearch(value: unknown, scope: ErrorScope): { maxLoaded?: number } | undefined {
+  const path = `${ROOT}.search`;
+  if (value === false) return undefined;
+  if (value === true) return {};
+  if (!isRecord(value)) {
+    return invalid(
+      scope,
+      path,
+      `must be true, false or { "maxLoaded": <number> }, received ${describe(value)}.`,
+    );
+  }
+  checkKeys(scope, path, value, ['maxLoaded'], 'The search setting');
+  if (value.maxLoaded === undefined) return {};
+  return { maxLoaded: positiveInteger(value.maxLoaded, `${path}.maxLoaded`, scope) };
+}
+
+function parseServerSettings(raw: unknown, path: string, scope: VariableScope, base: string): ServerSettings {
+  if (!isRecord(raw)) {
+    return invalid(scope, path, `must be an object such as { "enabled": false }, received ${describe(raw)}.`);
+  }
+  checkKeys(scope, path, raw, SERVER_KEYS, "A server's toolpact settings");
+  const settings: { -readonly [K in keyof ServerSettings]: ServerSettings[K] } = {};
+  if (raw.enabled !== undefined) settings.enabled = boolean(raw.enabled, `${path}.enabled`, scope);
+  if (raw.prefix !== undefined) {
+    if (!(PREFIXES as readonly unknown[]).includes(raw.prefix)) {
+      invalid(
+        scope,
+        `${path}.prefix`,
+        `must be "auto", "always" or "never", received ${describe(raw.prefix)}.`,
+      );
+    }
+    settings.prefix = raw.prefix as ServerSettings['prefix'];
+  }
+  if (raw.timeoutMs !== undefined)
+    settings.timeoutMs = positiveInteger(raw.timeoutMs, `${path}.timeoutMs`, scope);
+  if (raw.sandbox !== undefined) settings.sandbox = parseSandbox(raw.sandbox, `${path}.sandbox`, scope, base);
+  if (raw.alwaysLoaded !== undefined) {
+    const value = raw.alwaysLoaded;
+    if (typeof value === 'boolean') settings.alwaysLoaded = value;
+    else
+      settings.alwaysLoaded = Object.freeze(strings(value, `${path}.alwaysLoaded`, scope, 'true, false or'));
+  }
+  if (raw.tools !== undefined) settings.tools = parseToolOverrides(raw.tools, `${path}.tools`, scope);
+  return settings;
+}
+
+/** `{ read, write, network }`: paths absolute, `network` false unless given. */
+export function parseSandbox(raw: unknown, path: string, scope: VariableScope, base: string): GatewaySandbox {
+  if (!isRecord(raw)) {
+    return invalid(
+      scope,
+      path,
+      `must be an object such as { "read": ["~/notes"], "write": [], "network": false }, received ${describe(raw)}.`,
+    );
+  }
+  checkKeys(scope, path, raw, SANDBOX_KEYS, 'A sandbox');
+  const paths = (key: 'read' | 'write') =>
+    raw[key] === undefined
+      ? []
+      : strings(raw[key], `${path}.${key}`, scope).map((entry, index) =>
+          resolvePath(entry, child(`${path}.${key}`, index), scope, base),
+        );
+  return Object.freeze({
+    read: Object.freeze(paths('read')),
+    write: Object.freeze(paths('write')),
+    network: raw.network === undefined ? false : boolean(raw.network, `${path}.network`, scope),
+  });
+}
+
+function parseToolOverrides(raw: unknown, path: string, scope: ErrorScope): ServerSettings['tools'] {
+  if (!isRecord(raw)) {
+    return invalid(
+      scope,
+      path,
+      `must map the server's tool names to overrides such as { "description": "…" }, received ${describe(raw)}.`,
+    );
+  }
+  const tools: Record<string, ToolOverride> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const at = child(path, name);
+    if (!isRecord(value)) {
+      invalid(scope, at, `must be an object such as { "hidden": true }, received ${describe(value)}.`);
+    }
+    checkKeys(scope, at, value, TOOL_KEYS, 'A tool override');
+    const override: { -readonly [K in keyof ToolOverride]: ToolOverride[K] } = {};
+    if (value.description !== undefined)
+      override.description = text(value.description, `${at}.description`, scope);
+    if (value.title !== undefined) override.title = text(value.title, `${at}.title`, scope);
+    if (value.category !== undefined) {
+      if (!isToolCategory(value.category)) {
+        invalid(
+          scope,
+          `${at}.category`,
+          `must be one of ${CATEGORIES.join(', ')}, received ${describe(value.category)}.`,
+        );
+      }
+      override.category = value.category;
+    }
+    if (value.parameters !== undefined)
+      override.parameters = parameters(value.parameters, `${at}.parameters`, scope);
+    if (value.hidden !== undefined) override.hidden = boolean(value.hidden, `${at}.hidden`, scope);
+    tools[name] = Object.freeze(override);
+  }
+  return Object.freeze(tools);
+}
+
+function parameters(
+  raw: unknown,
+  path: string,
+  scope: ErrorScope,
+): { readonly [dottedPath: string]: string } {
+  if (!isRecord(raw)) {
+    return invalid(
+      scope,
+      path,
+      `must map parameter paths to descriptions, e.g. { "path": "…", "options.depth": "…" }, received ${describe(raw)}.`,
+    );
+  }
+  const result: Record<string, string> = {};
+  for (const [dotted, description] of Object.entries(raw)) {
+    const at = child(path, dotted);
+    if (dotted === '' || dotted.split('.').some((key) => key === '' || key === '__proto__')) {
+      invalid(scope, at, 'is not a parameter path: give a dotted path such as "path" or "options.depth".');
+    }
+    result[dotted] = text(description, at, scope);
+  }
+  return Object.freeze(result);
+}
+
+function boolean(value: unknown, path: string, scope: ErrorScope): boolean {
+  if (typeof value !== 'boolean') invalid(scope, path, `must be true or false, received ${describe(value)}.`);
+  return value;
+}
+
+function text(value: unknown, path: string, scope: ErrorScope): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    invalid(scope, path, `must be a non-empty string, received ${describe(value)}.`);
+  }
+  return value;
+}
+
+function positiveInteger(value: unknown, path: string, scope: ErrorScope): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    invalid(scope, path, `must be a positive whole number, received ${describe(value)}.`);
+  }
+  return value;
+}
+
+function strings(value: unknown, path: string, scope: ErrorScope, alternatives = ''): string[] {
+  const lead = alternatives === '' ? 'must be' : `must be ${alternatives}`;
+  if (!Array.isArray(value))
+    invalid(scope, path, `${lead} an array of strings, received ${describe(value)}.`);
+  value.forEach((entry, index) => {
+    if (typeof entry !== 'string' || entry.trim() === '') {
+      invalid(scope, child(path, index), `must be a non-empty string, received ${describe(entry)}.`);
+    }
+  });
+  return [...(value as string[])];
+}

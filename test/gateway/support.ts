@@ -1,0 +1,80 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import { readGatewayConfig } from '../../src/gateway/config.js';
+import { type Gateway, type GatewayOptions, startGateway } from '../../src/gateway/gateway.js';
+
+export const FAULT_SERVER = resolve('test/fixtures/gateway/fault-server.mjs');
+
+/** A temporary folder per test, removed after it, with the gateways started in it closed first. */
+export function workspace() {
+  let dir = '';
+  const gateways: Gateway[] = [];
+  const logs: string[] = [];
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'toolpact-gateway-'));
+    logs.length = 0;
+  });
+  afterEach(async () => {
+    await Promise.all(gateways.splice(0).map((gateway) => gateway.close()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    get dir() {
+      return dir;
+    },
+    logs,
+    path: (name: string) => join(dir, name),
+    write(name: string, content: unknown) {
+      const file = join(dir, name);
+      writeFileSync(file, typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`);
+      return file;
+    },
+    /** Starts a gateway over `config.json` in the folder, with fast restarts, logging into `logs`. */
+    async start(options: Partial<GatewayOptions> = {}) {
+      const config = readGatewayConfig(join(dir, 'config.json'));
+      const gateway = await startGateway({
+        config,
+        restart: { initialDelayMs: 30, maxDelayMs: 200, jitter: 0.2, maxFailures: 3, ...options.restart },
+        log: (line) => logs.push(line),
+        watch: false,
+        ...options,
+      });
+      gateways.push(gateway);
+      return gateway;
+    },
+  };
+}
+
+/** A stdio entry that starts the fault server with this environment. */
+export function faultEntry(env: Record<string, string> = {}) {
+  return { command: process.execPath, args: [FAULT_SERVER], env };
+}
+
+/** The pids a fault-server log says were spawned. */
+export function spawnedPids(log: string): number[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('spawn '))
+    .map((line) => Number(line.slice(6)));
+}
+
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `check` until it holds (a process to exit, a restart to finish); throws with `what` after 15 s. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
