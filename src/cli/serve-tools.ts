@@ -1,4 +1,5 @@
 /** What `toolpact serve` and `toolpact gateway` share: serving a registry over stdio or HTTP. */
+import type { UpstreamCallWrapper } from '../gateway/upstream.js';
 import type { McpServerOptions, StdioServeOptions, ToolListing } from '../mcp/index.js';
 import { combineAuditSinks } from '../policy/audit-sink.js';
 import type { Policy } from '../policy/policy.js';
@@ -73,8 +74,14 @@ export interface ServeToolsOptions {
   readonly search?: boolean;
   /** `--max-loaded` when the flag is not given. */
   readonly maxLoaded?: number;
-  /** Builds the tools over the registry options; what it opens is closed with them. */
-  readonly build: (registryOptions: RegistryOptions) => Promise<ServedTools>;
+  /**
+   * Builds the tools over the registry options; what it opens is closed with them. With `--otel`,
+   * `wrapUpstreamCall` makes a span of every request to an upstream MCP server (for the gateway).
+   */
+  readonly build: (
+    registryOptions: RegistryOptions,
+    telemetry: { readonly wrapUpstreamCall?: UpstreamCallWrapper },
+  ) => Promise<ServedTools>;
   /** Who answers an `ask` that the MCP client cannot (default: nobody, so it is denied). */
   readonly fallbackApprover?: RegistryOptions['approver'];
   /** Told what `build` gave, before serving starts (e.g. to log the gateway's status). */
@@ -142,12 +149,15 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
     audit = sinks.length > 0 ? combineAuditSinks(...sinks) : undefined;
     const gate = createPolicyGate(options.policy, audit ? { observe: audit.observe } : {});
     // Asks go to the registry's approver: the user at the MCP client, where it can elicit.
-    served = await options.build({
-      ...gate.registryOptions,
-      approver: mcp.elicitationApprover(
-        options.fallbackApprover ? { fallback: options.fallbackApprover } : {},
-      ),
-    });
+    served = await options.build(
+      {
+        ...gate.registryOptions,
+        approver: mcp.elicitationApprover(
+          options.fallbackApprover ? { fallback: options.fallbackApprover } : {},
+        ),
+      },
+      otel && telemetry ? { wrapUpstreamCall: otel.upstreamSpans(telemetry.tracer) } : {},
+    );
     const registry = served.registry;
     if (audit) registry.own(audit);
     if (otel && telemetry) {

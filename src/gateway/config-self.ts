@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { StdioTarget } from './config.js';
+import type { StdioTarget } from './config-types.js';
 import { expandHome } from './config-variables.js';
 
 /**

@@ -1,6 +1,6 @@
 import { CATEGORIES, isToolCategory } from '../contract/index.js';
-import type { GatewaySandbox, HostDialect, ToolOverride } from './config.js';
 import { checkKeys, child, describe, type ErrorScope, invalid, isRecord } from './config-error.js';
+import type { GatewaySandbox, HostDialect, ToolOverride } from './config-types.js';
 import { resolvePath, type VariableScope } from './config-variables.js';
 
 export const HOST_DIALECTS: readonly HostDialect[] = ['claude-desktop', 'claude-code', 'cursor', 'vscode'];

@@ -26,7 +26,13 @@ import {
 } from './lock.js';
 import { defaultNpxCacheDir } from './npx.js';
 import { sandboxedCommand } from './sandbox-server.js';
-import { type RestartPolicy, Upstream, type UpstreamState, type UpstreamStatus } from './upstream.js';
+import {
+  type RestartPolicy,
+  Upstream,
+  type UpstreamCallWrapper,
+  type UpstreamState,
+  type UpstreamStatus,
+} from './upstream.js';
 
 /** Options of {@link startGateway}. */
 export interface GatewayOptions {
@@ -53,6 +59,8 @@ export interface GatewayOptions {
   readonly watch?: boolean;
   /** Longest wait for every server's first start before the gateway serves what it has (default 30,000 ms). */
   readonly startTimeoutMs?: number;
+  /** Wraps every `tools/call` sent to a server (e.g. `upstreamSpans` of `toolpact/otel`). */
+  readonly wrapUpstreamCall?: UpstreamCallWrapper;
   /** Longest wait for one probe of an unknown server's era (default 5,000 ms: `npx` can be slow). */
   readonly probeTimeoutMs?: number;
 }
@@ -218,6 +226,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ...(locked?.prior ? { prior: locked.prior as never } : {}),
       ...(options.restart ? { restart: options.restart } : {}),
       probeTimeoutMs: options.probeTimeoutMs ?? 5_000,
+      ...(options.wrapUpstreamCall ? { wrapCall: options.wrapUpstreamCall } : {}),
       ...(spec.timeoutMs ? { requestTimeoutMs: spec.timeoutMs + 1_000 } : {}),
       log,
       onTools: (_tools, skipped) => {

@@ -59,6 +59,8 @@ export interface UpstreamOptions {
   /** Most tools taken from the server (default 1,000). */
   readonly maxTools?: number;
   readonly onElicitation?: (request: McpElicitationRequest) => Promise<McpElicitationResult>;
+  /** Wraps every `tools/call` sent to the server. */
+  readonly wrapCall?: UpstreamCallWrapper;
   /** Told of every listing of the server's tools (at each start, and when the server says they changed). */
   readonly onTools: (tools: readonly McpTool[], skipped: readonly SkippedTool[]) => void;
   /** Told of every change of state. */
@@ -66,6 +68,24 @@ export interface UpstreamOptions {
   /** Lines for the operator (stderr): starts, failures, restarts. */
   readonly log?: (line: string) => void;
 }
+
+/** What an {@link UpstreamCallWrapper} is told of one upstream `tools/call`. */
+export interface UpstreamCall {
+  /** The server's name in the gateway's config. */
+  readonly server: string;
+  /** The tool's name on the server. */
+  readonly remoteName: string;
+  readonly era: McpEra;
+  readonly protocolVersion: string | undefined;
+  /** Restarts of the server since the gateway started. */
+  readonly restarts: number;
+}
+
+/**
+ * Wraps every upstream `tools/call` (a tracing span, a metric): given the call and a `run` that sends
+ * it, it answers what `run` answers.
+ */
+export type UpstreamCallWrapper = <T>(call: UpstreamCall, run: () => Promise<T>) => Promise<T>;
 
 /** What the gateway reports of one upstream. */
 export interface UpstreamStatus {
@@ -172,14 +192,28 @@ export class Upstream {
   ): Promise<CallToolResult> {
     const connection = this.#connection;
     if (this.#state !== 'up' || !connection) throw this.#unavailable();
-    try {
-      return await connection.client.callTool(
+    const send = () =>
+      connection.client.callTool(
         { name: remoteName, arguments: args, ...(options.meta ? { _meta: { ...options.meta } } : {}) },
         {
           signal: options.signal,
           timeout: this.#options.requestTimeoutMs ?? 60_000,
         },
       );
+    const wrap = this.#options.wrapCall;
+    try {
+      return await (wrap
+        ? wrap(
+            {
+              server: this.name,
+              remoteName,
+              era: connection.era,
+              protocolVersion: connection.protocolVersion,
+              restarts: this.#restarts,
+            },
+            send,
+          )
+        : send());
     } catch (error) {
       const code = (error as { code?: unknown } | null)?.code;
       if (code === 'CONNECTION_CLOSED' || connection !== this.#connection || this.#state !== 'up') {

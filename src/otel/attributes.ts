@@ -30,6 +30,14 @@ export const ATTRIBUTES = Object.freeze({
   approval: 'toolpact.gate.approval',
   /** Present (true) when the result was cut to fit the registry's `maxResultChars`. */
   truncated: 'toolpact.result.truncated',
+  /** The gateway's upstream server a `tools/call` went to (its name in the gateway's config). */
+  upstreamName: 'toolpact.upstream.name',
+  /** The protocol era the upstream speaks: `modern` (2026-07-28) or `legacy`. */
+  upstreamEra: 'toolpact.upstream.era',
+  /** How often the gateway restarted the upstream before this call. */
+  upstreamRestarts: 'toolpact.upstream.restarts',
+  /** The tool's name on the upstream server. */
+  upstreamTool: 'toolpact.upstream.tool',
 });
 
 /** The metric instruments toolpact records. */

@@ -11,6 +11,7 @@
 export { ATTRIBUTES, DURATION_BUCKETS, METRICS, SCOPE_NAME, UNKNOWN_TOOL_NAME } from './attributes.js';
 export { boundedContent, boundedText, DEFAULT_MAX_CONTENT_CHARS } from './bounded-content.js';
 export { type InstrumentOptions, instrument } from './instrument.js';
+export { upstreamSpans } from './upstream-spans.js';
 export {
   AUDIT_EVENT_NAME,
   createOtelAuditSink,

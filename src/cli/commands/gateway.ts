@@ -110,9 +110,10 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
     search: config.search !== undefined,
     ...(config.search?.maxLoaded ? { maxLoaded: config.search.maxLoaded } : {}),
     fallbackApprover: cannotAsk,
-    build: async (registryOptions) => {
+    build: async (registryOptions, telemetry) => {
       gateway = await startGateway({
         config,
+        ...telemetry,
         ...lockOption(flags.lock, io),
         registry: registryOptions,
         ...(registryOptions.observe ? { audit: registryOptions.observe } : {}),

@@ -1,0 +1,77 @@
+// The shapes of the gateway's config, apart from the code that reads it.
+import type { ToolCategory } from '../contract/index.js';
+import type { Policy } from '../policy/policy.js';
+
+/** The host whose file the config is, which decides its keys and its variables. */
+export type HostDialect = 'claude-desktop' | 'claude-code' | 'cursor' | 'vscode';
+
+/** `toolpact.servers.<name>.sandbox`: what a stdio server may touch, paths absolute. */
+export interface GatewaySandbox {
+  readonly read: readonly string[];
+  readonly write: readonly string[];
+  /** Default false: the network is unshared. */
+  readonly network: boolean;
+}
+
+/** `toolpact.servers.<name>.tools.<remote tool name>`: what the model sees in place of the upstream's own. */
+export interface ToolOverride {
+  readonly description?: string;
+  readonly title?: string;
+  readonly category?: ToolCategory;
+  /** Parameter descriptions by dotted path, e.g. `"path"`, `"options.depth"`. */
+  readonly parameters?: { readonly [dottedPath: string]: string };
+  readonly hidden?: boolean;
+}
+
+/** A server the gateway starts: its command line, variables expanded, `envFile` merged under `env`. */
+export type StdioTarget = {
+  readonly kind: 'stdio';
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: { readonly [k: string]: string };
+  readonly cwd?: string;
+};
+
+/** A running server the gateway connects to. */
+export type RemoteTarget = {
+  readonly kind: 'http' | 'sse';
+  readonly url: string;
+  readonly headers: { readonly [k: string]: string };
+};
+
+/** One of the host's servers, with toolpact's settings for it applied. */
+export interface GatewayServer {
+  /** The key in `mcpServers` (or VS Code's `servers`). */
+  readonly name: string;
+  readonly target: StdioTarget | RemoteTarget;
+  /** Default true. */
+  readonly enabled: boolean;
+  /** Default `auto` (prefix the server's name only on a collision). */
+  readonly prefix: 'auto' | 'always' | 'never';
+  /** Per call. */
+  readonly timeoutMs?: number;
+  /** Stdio servers only. */
+  readonly sandbox?: GatewaySandbox;
+  /** For tool search: the whole server, or the named tools. */
+  readonly alwaysLoaded: boolean | readonly string[];
+  readonly tools: { readonly [remoteName: string]: ToolOverride };
+}
+
+/** A host's MCP file read as the gateway's config. */
+export interface GatewayConfig {
+  /** Absolute path of the config. */
+  readonly file: string;
+  readonly dialect: HostDialect;
+  /** In file order, entries that cannot run here left out. */
+  readonly servers: readonly GatewayServer[];
+  /** Entries left out, each with the reason (e.g. an entry that starts this same gateway). */
+  readonly skipped: readonly { readonly name: string; readonly reason: string }[];
+  /** `toolpact.policy`: a policy file (relative to the config's folder) or an object. */
+  readonly policy?: Policy;
+  /** `toolpact.search`: present when search is on. */
+  readonly search?: { readonly maxLoaded?: number };
+  /** `toolpact.newTools`, default `allow`. */
+  readonly newTools: 'allow' | 'withhold';
+  /** `toolpact.lock`: the lock file, absolute. */
+  readonly lock?: string;
+}
