@@ -128,4 +128,32 @@ export default [
       await server.close();
     }
   });
+
+  test('--gateway shows the tools of every server of a gateway config, overrides applied', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolpact-studio-gateway-'));
+    try {
+      const config = join(dir, 'mcp.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          mcpServers: {
+            everything: { command: process.execPath, args: [EVERYTHING] },
+            other: { command: process.execPath, args: [EVERYTHING] },
+          },
+          toolpact: { servers: { everything: { tools: { echo: { description: 'Say it back, verbatim.' } } } } },
+        }),
+      );
+      const { child, url } = await startCli(['studio', '--gateway', config]);
+      try {
+        const tools = (await overview(url)).tools;
+        const names = tools.map((tool) => tool.name);
+        // The second server's tools collide with the first's, so they are prefixed with its name.
+        expect(names).toEqual(expect.arrayContaining(['echo', 'get-sum', 'other_echo']));
+      } finally {
+        expect(await stop(child)).toBe(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

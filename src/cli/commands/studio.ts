@@ -23,11 +23,14 @@ export const command: Command = {
   usage: [
     'toolpact studio <module> [--port <n>] [--policy <file>] [--open]',
     'toolpact studio --mcp "<command>" | --url <url> [--port <n>] [--policy <file>] [--open]',
+    'toolpact studio --gateway <mcp.json> [--port <n>] [--policy <file>] [--open]',
     '',
     '  <module>         a .ts, .mts, .js or .mjs file exporting tools; editing it (or any file in its',
     '                   folder, such as generated contracts) reloads the page',
     '  --mcp <command>  the tools of an MCP server started over stdio (no shell)',
     '  --url <url>      the tools of an MCP server at a Streamable HTTP endpoint',
+    "  --gateway <file> the gateway's tools: every server of that host config, as toolpact gateway serves",
+    '                   them (overrides applied, changed definitions withheld), with their calls audited',
     '  --port <n>       port on 127.0.0.1 (default: a free one)',
     "  --policy <file>  the policy the gate applies (default: the configuration's, else the category defaults)",
     '  --open           open the page in the default browser',
@@ -40,18 +43,19 @@ export const command: Command = {
     const { positionals, flags } = parseArgs(args, {
       mcp: 'string',
       url: 'string',
+      gateway: 'string',
       port: 'string',
       policy: 'string',
       open: 'boolean',
     });
     const [modulePath, ...extra] = positionals;
     if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}.`);
-    const given = [modulePath, flags.mcp, flags.url].filter((value) => value !== undefined);
+    const given = [modulePath, flags.mcp, flags.url, flags.gateway].filter((value) => value !== undefined);
     if (given.length !== 1) {
       throw new UsageError(
         given.length === 0
-          ? 'Give a module of tools, --mcp "<command>" or --url <url>.'
-          : 'Give one of a module, --mcp and --url, not several.',
+          ? 'Give a module of tools, --mcp "<command>", --url <url> or --gateway <mcp.json>.'
+          : 'Give one of a module, --mcp, --url and --gateway, not several.',
       );
     }
     if (typeof flags.url === 'string' && !/^https?:\/\//i.test(flags.url.trim())) {
@@ -85,6 +89,46 @@ export const command: Command = {
           }),
         // A studio that never started never took the first load.
         () => closeWithin(first, io, 'studio'),
+      );
+    } else if (typeof flags.gateway === 'string') {
+      const file = resolve(io.cwd, flags.gateway);
+      const [{ readGatewayConfig, GatewayConfigError }, { startGateway }] = await Promise.all([
+        import('../../gateway/config.js'),
+        import('../../gateway/gateway.js'),
+      ]);
+      let config: Awaited<ReturnType<typeof readGatewayConfig>>;
+      try {
+        config = readGatewayConfig(file, { env: io.env });
+      } catch (error) {
+        if (error instanceof GatewayConfigError) throw new UsageError(error.message);
+        throw error;
+      }
+      // The policy the page gates with: --policy, else the gateway config's own, else the defaults.
+      const gatewayPolicy = typeof flags.policy === 'string' ? policy : (config.policy ?? policy);
+      studio = await listen(() =>
+        startStudio({
+          label: flags.gateway as string,
+          kind: 'mcp',
+          policy: gatewayPolicy,
+          port,
+          load: async (options) => {
+            // A viewer: it reads the lock (changed definitions stay withheld) and never writes it.
+            const gateway = await startGateway({
+              config,
+              pinning: 'read-only',
+              registry: options,
+              ...(options.observe ? { audit: options.observe } : {}),
+              log: (line) => io.stderr(`toolpact studio: ${line}\n`),
+            });
+            return {
+              registry: gateway.registry,
+              get skipped() {
+                return gateway.status().flatMap((server) => server.skipped);
+              },
+              close: () => gateway.close(),
+            };
+          },
+        }),
       );
     } else {
       const argument = (flags.mcp ?? flags.url) as string;
