@@ -11,7 +11,6 @@
 export { ATTRIBUTES, DURATION_BUCKETS, METRICS, SCOPE_NAME, UNKNOWN_TOOL_NAME } from './attributes.js';
 export { boundedContent, boundedText, DEFAULT_MAX_CONTENT_CHARS } from './bounded-content.js';
 export { type InstrumentOptions, instrument } from './instrument.js';
-export { upstreamSpans } from './upstream-spans.js';
 export {
   AUDIT_EVENT_NAME,
   createOtelAuditSink,
@@ -23,3 +22,4 @@ export {
   type Telemetry,
   type TelemetryOptions,
 } from './start-telemetry.js';
+export { upstreamSpans } from './upstream-spans.js';

@@ -26,7 +26,11 @@ describe('gateway spans', () => {
 
     const spans = otel.spans();
     const upstream = spans.filter((span) => span.name.startsWith('tools/call '));
-    expect(upstream.map((span) => span.name)).toEqual(['tools/call echo', 'tools/call crash', 'tools/call echo']);
+    expect(upstream.map((span) => span.name)).toEqual([
+      'tools/call echo',
+      'tools/call crash',
+      'tools/call echo',
+    ]);
     expect(upstream[0]?.attributes).toMatchObject({
       'toolpact.upstream.name': 'notes',
       'toolpact.upstream.era': 'modern',

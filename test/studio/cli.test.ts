@@ -140,7 +140,9 @@ export default [
             everything: { command: process.execPath, args: [EVERYTHING] },
             other: { command: process.execPath, args: [EVERYTHING] },
           },
-          toolpact: { servers: { everything: { tools: { echo: { description: 'Say it back, verbatim.' } } } } },
+          toolpact: {
+            servers: { everything: { tools: { echo: { description: 'Say it back, verbatim.' } } } },
+          },
         }),
       );
       const { child, url } = await startCli(['studio', '--gateway', config]);
