@@ -139,20 +139,30 @@ describe('gateway init', () => {
 });
 
 /** Starts `toolpact gateway` over stdio as a host does, and connects an SDK client to it. */
-async function connectGateway(config: string, env: Record<string, string> = {}) {
+async function connectGateway(config: string, options: { args?: string[]; approve?: 'once' | 'deny' } = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'gateway', '--config', config],
-    env: { ...env },
+    args: [BIN, 'gateway', '--config', config, ...(options.args ?? [])],
     stderr: 'pipe',
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  const client = new Client({ name: 'gateway-test', version: '1.0.0' });
+  const client = new Client(
+    { name: 'gateway-test', version: '1.0.0' },
+    options.approve ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
+  const asked: string[] = [];
+  if (options.approve) {
+    const decision = options.approve;
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { decision } };
+    });
+  }
   await client.connect(transport);
-  return { client, transport, stderr: () => stderr };
+  return { client, transport, stderr: () => stderr, asked };
 }
 
 describe('the gateway over stdio', () => {
@@ -223,6 +233,50 @@ describe('the gateway over stdio', () => {
       for (const each of spawnedPids(log))
         await until(() => !isRunning(each), `server process ${each} ended`);
       await client.close().catch(() => {});
+    },
+    TIMEOUT,
+  );
+});
+
+describe('the gateway asks and searches', () => {
+  test(
+    'an imported write is asked of the user at the client, and runs once approved',
+    async () => {
+      const config = write('mcp.json', { mcpServers: { notes: faultEntry() } });
+      const { client, transport, asked } = await connectGateway(config, { approve: 'once' });
+      const result = await client.callTool({ name: 'write_note', arguments: { text: 'approved' } });
+      expect(result.isError).not.toBe(true);
+      expect(result.structuredContent).toEqual({ saved: true });
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('write_note');
+      await client.close();
+      const pid = transport.pid;
+      if (pid) await until(() => !isRunning(pid), 'the gateway ended with its stdin');
+    },
+    TIMEOUT,
+  );
+
+  test(
+    'with --search the list is search_tools and the always-loaded tools; a search finds any server’s tool',
+    async () => {
+      const config = write('mcp.json', {
+        mcpServers: { notes: faultEntry(), other: faultEntry({ FAULT_NAME: 'other' }) },
+        toolpact: {
+          servers: { notes: { alwaysLoaded: ['echo'] } },
+          policy: { rules: [{ id: 'reads', action: 'allow', source: 'mcp:*', category: 'read' }] },
+        },
+      });
+      const { client } = await connectGateway(config, { args: ['--search'] });
+      const listed = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(listed).toContain('search_tools');
+      expect(listed).toContain('echo');
+      expect(listed).not.toContain('other_write_note');
+      const found = await client.callTool({
+        name: 'search_tools',
+        arguments: { query: 'append a line to the notes' },
+      });
+      expect(JSON.stringify(found.content)).toContain('write_note');
+      await client.close();
     },
     TIMEOUT,
   );
