@@ -481,11 +481,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         stopping.push(entry.upstream?.close() ?? Promise.resolve());
         continue;
       }
-      if (sameProcess(entry.spec, spec)) {
+      // A server marked down gets a fresh start at every save, whatever changed.
+      if (sameProcess(entry.spec, spec) && entry.upstream?.state !== 'down') {
         entry.spec = spec;
         continue;
       }
-      log(`${name}: changed in the config; restarting it.`);
+      log(
+        `${name}: ${entry.upstream?.state === 'down' ? 'down; the config was saved, so it starts again' : 'changed in the config; restarting it'}.`,
+      );
       entries.delete(name);
       stopping.push(entry.upstream?.close() ?? Promise.resolve());
     }

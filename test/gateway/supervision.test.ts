@@ -83,6 +83,13 @@ describe('gateway: many servers behind one registry', () => {
     const restarts = broken.restarts;
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(gateway.status()[0]?.restarts).toBe(restarts);
+    // Saving the config gives a server that is down a fresh start.
+    await gateway.reload();
+    expect(ws.logs.join('\n')).toContain('broken: down; the config was saved, so it starts again');
+    await until(
+      () => ws.logs.filter((line) => line.startsWith('broken: could not start')).length > 2,
+      'it is tried again',
+    );
   });
 });
 
