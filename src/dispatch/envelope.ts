@@ -13,7 +13,9 @@ export type FrameworkErrorType =
   | 'result_not_serializable'
   | 'invalid_result'
   | 'registry_closed'
-  | 'approval_pending';
+  | 'approval_pending'
+  | 'approval_already_used'
+  | 'store_unavailable';
 
 /** Every framework error type, in a stable order (for docs and meta-tests). */
 export const FRAMEWORK_ERROR_TYPES: readonly FrameworkErrorType[] = Object.freeze([
@@ -27,6 +29,8 @@ export const FRAMEWORK_ERROR_TYPES: readonly FrameworkErrorType[] = Object.freez
   'invalid_result',
   'registry_closed',
   'approval_pending',
+  'approval_already_used',
+  'store_unavailable',
 ]);
 
 interface ErrorBase {
@@ -89,6 +93,22 @@ export interface ApprovalPendingError extends ErrorBase {
   /** The rule that asked, when a policy names one. */
   readonly rule?: string;
 }
+/**
+ * The call had been approved once, and that approval was already used by another request of the same
+ * call (two retries at once, perhaps on two replicas): this one did not run.
+ */
+export interface ApprovalAlreadyUsedError extends ErrorBase {
+  readonly type: 'approval_already_used';
+  readonly approval?: string;
+  readonly rule?: string;
+}
+/**
+ * The shared store (the audit log and the approvals of a fleet) could not be reached, so the call was
+ * refused before it ran, or its outcome was withheld because its audit record could not be committed.
+ */
+export interface StoreUnavailableError extends ErrorBase {
+  readonly type: 'store_unavailable';
+}
 /** A failure of the tool itself: a thrown `Error` (type = its name) or a {@link ToolError}. */
 export interface ToolFailure extends ErrorBase {
   readonly type: string;
@@ -107,7 +127,9 @@ export type FrameworkError =
   | ResultNotSerializableError
   | InvalidResultError
   | RegistryClosedError
-  | ApprovalPendingError;
+  | ApprovalPendingError
+  | ApprovalAlreadyUsedError
+  | StoreUnavailableError;
 
 /** Marks where a large result was cut, so the model knows it saw only a part. */
 export interface Truncation {

@@ -1,5 +1,6 @@
 import type {
   AbortedError,
+  ApprovalAlreadyUsedError,
   ApprovalPendingError,
   FailureEnvelope,
   InvalidArgumentsError,
@@ -8,6 +9,7 @@ import type {
   PermissionDeniedError,
   RegistryClosedError,
   ResultNotSerializableError,
+  StoreUnavailableError,
   TimeoutError,
   ToolFailure,
   UnknownToolError,
@@ -93,6 +95,40 @@ export function approvalPendingFailure(
       `The call to "${tool}" is waiting for a person's approval${why ? ` (${why})` : ''} and has not run. Once it is decided, call "${tool}" again with the same arguments to run it; until then, do not assume it had any effect.`,
     ...(approval === undefined ? {} : { approval }),
     ...(rule === undefined ? {} : { rule }),
+  };
+  return { ok: false, error };
+}
+
+export function approvalAlreadyUsedFailure(
+  tool: string,
+  reason: string | undefined,
+  rule: string | undefined,
+  approval: string | undefined,
+): FailureEnvelope {
+  const why = reason ? ` (${sanitizeMessage(reason)})` : '';
+  const error: ApprovalAlreadyUsedError = {
+    type: 'approval_already_used',
+    tool,
+    message: `This call to "${tool}" was approved once, and that approval was already used by another request of the same call${why}, which ran it; this request did not run. Do not retry to run it again: its result went to that request. To run "${tool}" once more, call it again later and a new approval will be asked.`,
+    ...(approval === undefined ? {} : { approval }),
+    ...(rule === undefined ? {} : { rule }),
+  };
+  return { ok: false, error };
+}
+
+/** `ran`: whether the tool may have run (its audit record could not be committed) or was refused before it ran. */
+export function storeUnavailableFailure(
+  tool: string,
+  ran: boolean,
+  detail: string | undefined,
+): FailureEnvelope {
+  const why = detail ? ` (${sanitizeMessage(detail)})` : '';
+  const error: StoreUnavailableError = {
+    type: 'store_unavailable',
+    tool,
+    message: ran
+      ? `The call to "${tool}" reached the tool, but its audit record could not be committed to the shared store${why}, so its outcome is withheld. It may have taken effect: check before calling it again, and tell the user if this keeps happening.`
+      : `The call to "${tool}" was not run: the shared store it needs (for its approval) cannot be reached${why}. Try again in a moment; tell the user if this keeps happening.`,
   };
   return { ok: false, error };
 }

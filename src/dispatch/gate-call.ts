@@ -1,8 +1,14 @@
 import type { CallOptions, Trace } from './call.js';
 import type { FailureEnvelope } from './envelope.js';
-import { approvalPendingFailure, permissionDeniedFailure } from './errors.js';
+import {
+  approvalAlreadyUsedFailure,
+  approvalPendingFailure,
+  permissionDeniedFailure,
+  storeUnavailableFailure,
+} from './errors.js';
 import type {
   ApprovalAnswer,
+  ApprovalQueue,
   Approver,
   AskHandler,
   BeforeCallHook,
@@ -17,6 +23,8 @@ import { isPromiseLike } from './run.js';
 export interface GateSettings {
   readonly beforeCall: BeforeCallHook | undefined;
   readonly approver: Approver | undefined;
+  /** Out-of-band approvals, consulted before the approver. */
+  readonly approvalQueue: ApprovalQueue | undefined;
   /** Approvals given "for the session": the lifetime of the registry, per tool and rule. */
   readonly sessionApprovals: Set<string>;
 }
@@ -101,6 +109,33 @@ function ask(
     return answered(settings, pending, resumed.answer);
   }
   if (settings.sessionApprovals.has(sessionKey(pending))) return undefined;
+  const queue = settings.approvalQueue;
+  if (queue) {
+    let queued: ReturnType<ApprovalQueue>;
+    try {
+      queued = queue(pending);
+    } catch {
+      queued = APPROVER_ERROR;
+    }
+    if (isPromiseLike(queued)) {
+      return Promise.resolve(queued).then(
+        (settled) =>
+          settled === undefined ? handOver(settings, pending, options) : answered(settings, pending, settled),
+        () => answered(settings, pending, APPROVER_ERROR),
+      );
+    }
+    if (queued !== undefined) return answered(settings, pending, queued);
+  }
+  return handOver(settings, pending, options);
+}
+
+/** An ask nobody decided yet: the call's own `onAsk`, else the registry's approver. */
+function handOver(
+  settings: GateSettings,
+  pending: PendingApproval,
+  options: CallOptions,
+): GateOutcome | Promise<GateOutcome> {
+  const { decision } = pending;
   const handler: AskHandler | undefined = options.onAsk ?? settings.approver;
   if (!handler) {
     return permissionDeniedFailure(
@@ -140,12 +175,15 @@ function answered(
       return undefined;
     case 'pause':
       return approvalPendingFailure(name, pending.decision.reason, rule, answer.approval, answer.message);
+    case 'deny':
+      if (answer.outcome === 'approval_already_used') {
+        return approvalAlreadyUsedFailure(name, answer.reason, rule, answer.approval);
+      }
+      if (answer.outcome === 'store_unavailable') return storeUnavailableFailure(name, false, answer.reason);
+      return permissionDeniedFailure(name, answer.reason ?? 'the approver declined this call', rule);
     default:
-      return permissionDeniedFailure(
-        name,
-        (answer?.action === 'deny' ? answer.reason : undefined) ?? 'the approver declined this call',
-        rule,
-      );
+      // Not an answer at all (an approver of plain JavaScript may answer anything): it denies.
+      return permissionDeniedFailure(name, 'the approver declined this call', rule);
   }
 }
 

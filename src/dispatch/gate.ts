@@ -28,7 +28,18 @@ export type BeforeCallHook = (
 /** The answer to an `ask`. */
 export type ApprovalAnswer =
   | { readonly action: 'allow'; readonly scope?: 'once' | 'session' }
-  | { readonly action: 'deny'; readonly reason?: string };
+  | {
+      readonly action: 'deny';
+      readonly reason?: string;
+      /**
+       * Why the call is refused when it is not a person's no: `approval_already_used` (another request
+       * of the same call used its approval) or `store_unavailable` (the approvals cannot be read). The
+       * envelope then has that type instead of `permission_denied`.
+       */
+      readonly outcome?: 'approval_already_used' | 'store_unavailable';
+      /** The approval concerned, for `approval_already_used`. */
+      readonly approval?: string;
+    };
 
 /** An `ask` of the gate, with everything needed to decide it now or later. */
 export type PendingApproval = GateRequest & { readonly decision: GateDecision & { action: 'ask' } };
@@ -62,6 +73,19 @@ export interface PauseAnswer {
 export type AskHandler = (
   request: PendingApproval,
 ) => ApprovalAnswer | PauseAnswer | Promise<ApprovalAnswer | PauseAnswer>;
+
+/**
+ * Out-of-band approvals (a fleet's queue): consulted on every `ask` before the call's `onAsk` and the
+ * registry's approver. It answers `undefined` to leave the ask to them, or decides: `allow` (an
+ * approval was given and this call claimed it), `deny`, or `pause` (the ask is queued; the envelope is
+ * `approval_pending` with the queued approval's id).
+ *
+ * @example
+ * const registry = new Registry({ ...gate.registryOptions, approvalQueue: store.approvalQueue(policy) });
+ */
+export type ApprovalQueue = (
+  request: PendingApproval,
+) => ApprovalAnswer | PauseAnswer | undefined | Promise<ApprovalAnswer | PauseAnswer | undefined>;
 
 /** A decision on an `ask` that paused an earlier call, brought back by the call that resumes it. */
 export interface ResumedDecision {

@@ -24,6 +24,7 @@ import {
   invalidJsonFailure,
   invalidResultFailure,
   notSerializableFailure,
+  storeUnavailableFailure,
   timeoutFailure,
   toolFailure,
   unknownToolFailure,
@@ -41,7 +42,8 @@ export interface PipelineSettings extends GateSettings {
   /** Longest envelope, in characters of JSON. */
   readonly maxResultChars: number;
   readonly validateResults: ResultValidation;
-  readonly observe: ((record: CallRecord) => void) | undefined;
+  /** An answer that is a promise holds the result until it settles (see `RegistryOptions.observe`). */
+  readonly observe: ((record: CallRecord) => unknown) | undefined;
   /** Given to each tool as `context.registry`. */
   readonly registry: ToolExecuteContext['registry'];
 }
@@ -295,7 +297,7 @@ function record(
   trace: Trace,
   startedAt: number,
   withRecord: boolean,
-): Completed | (Completed & CallEnd) {
+): Completed | (Completed & CallEnd) | Promise<Completed | (Completed & CallEnd)> {
   const envelope = completed.envelope;
   const callRecord: CallRecord = {
     tool: toolName,
@@ -309,12 +311,26 @@ function record(
     state: options.state,
     ...(trace.resultIssues ? { resultIssues: trace.resultIssues } : {}),
   };
+  let held: unknown;
   try {
-    settings.observe?.(callRecord);
+    held = settings.observe?.(callRecord);
   } catch {
-    // An observer must not change the outcome of a call.
+    // An observer that throws must not change the outcome of a call.
   }
-  return withRecord ? { envelope, text: completed.text, record: callRecord } : completed;
+  const done = withRecord ? { envelope, text: completed.text, record: callRecord } : completed;
+  if (!isPromiseLike(held)) return done;
+  // The observer commits the record before the result goes out (a shared audit log); when it cannot,
+  // the outcome is withheld rather than sent unaudited.
+  return Promise.resolve(held).then(
+    () => done,
+    (error: unknown) => {
+      const failure = failed(
+        storeUnavailableFailure(toolName, true, error instanceof Error ? error.message : undefined),
+      );
+      const record = { ...callRecord, outcome: 'store_unavailable' };
+      return withRecord ? { ...failure, record } : failure;
+    },
+  );
 }
 
 const NO_LIMITS: RunLimits = Object.freeze({});

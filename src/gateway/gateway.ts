@@ -246,7 +246,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // A server seen for the first time has its definitions pinned; allowed new tools join the lock.
   const pinKnown = (entry: ServerEntry) => {
     const listed = entry.upstream?.tools;
-    if (!listed) return;
+    if (!listed || pinning === 'read-only') return;
     const locked = lockedServer(lock, entry.spec.name);
     if (!locked) {
       saveLock(pinServer(lock, entry.spec.name, listed, eraOf(entry), entry.upstream?.prior));

@@ -10,7 +10,7 @@ import {
 import { type Completed, failed } from '../dispatch/completed.js';
 import type { Envelope } from '../dispatch/envelope.js';
 import { registryClosedFailure } from '../dispatch/errors.js';
-import type { Approver, BeforeCallHook } from '../dispatch/gate.js';
+import type { ApprovalQueue, Approver, BeforeCallHook } from '../dispatch/gate.js';
 import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from '../dispatch/parse.js';
 import { type PipelineSettings, runCall } from '../dispatch/pipeline.js';
 import { ToolEntry } from '../dispatch/tool-entry.js';
@@ -44,14 +44,24 @@ export interface RegistryOptions {
   readonly beforeCall?: BeforeCallHook;
   /** Answers the gate's `ask`. Without one, `ask` is answered with `permission_denied`. */
   readonly approver?: Approver;
+  /**
+   * Out-of-band approvals (a fleet's queue in the shared store): consulted on every `ask` before the
+   * call's `onAsk` and the `approver`; it may leave the ask to them by answering `undefined`.
+   */
+  readonly approvalQueue?: ApprovalQueue;
   /** Bounds on the arguments a model may send. */
   readonly limits?: Partial<ArgumentLimits>;
   /** Longest result, in characters of JSON, before it is cut with a visible marker (default 100,000). */
   readonly maxResultChars?: number;
   /** Wall-clock limit for every call without a tighter one, in milliseconds. */
   readonly defaultTimeoutMs?: number;
-  /** Told of every call when it ends (for audit logs and metrics); an observer that throws is ignored. */
-  readonly observe?: (record: CallRecord) => void;
+  /**
+   * Told of every call when it ends (for audit logs and metrics); an observer that throws is ignored.
+   * An observer that answers a promise holds the call's result until it settles (an audit record
+   * committed before the result is sent); when it rejects, the outcome is withheld and the call
+   * answers `store_unavailable`.
+   */
+  readonly observe?: (record: CallRecord) => unknown;
   /**
    * What a result that breaks the tool's `output` schema becomes: `error` (default) withholds it and
    * answers `invalid_result`; `warn` passes it on; `off` does not check. Under `error` and `warn` the
@@ -132,6 +142,7 @@ export class Registry {
     this.#settings = {
       beforeCall: options.beforeCall,
       approver: options.approver,
+      approvalQueue: options.approvalQueue,
       sessionApprovals: new Set(),
       limits: { ...DEFAULT_ARGUMENT_LIMITS, ...options.limits },
       maxResultChars,

@@ -151,9 +151,18 @@ describe('framework errors', () => {
     const closed = registryWith({});
     await closed.close();
     const asking = registryWith({ beforeCall: () => ({ action: 'ask' }) });
+    // A queue whose approval another request of the same call already used.
+    const used = registryWith({
+      beforeCall: () => ({ action: 'ask' }),
+      approvalQueue: () => ({ action: 'deny', outcome: 'approval_already_used', approval: 'a-1' }),
+    });
+    // An audit that cannot commit the record withholds the outcome.
+    const unaudited = registryWith({ observe: () => Promise.reject(new Error('the store is down')) });
     const outcomes = await Promise.all([
       closed.call('echo', { text: 'x' }),
       asking.call('echo', { text: 'x' }, { onAsk: () => ({ action: 'pause' }) }),
+      used.call('echo', { text: 'x' }),
+      unaudited.call('echo', { text: 'x' }),
       registry.call('nope', {}),
       registry.call('echo', '{bad'),
       registry.call('echo', {}),
