@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { CallRecord } from '../registry/registry.js';
 import { type AuditEntry, type AuditLogOptions, toEntry } from './audit-log.js';
 import { type AuditQuery, type ResolvedAuditQuery, resolveAuditQuery } from './audit-query.js';
+import { AUDIT_COLUMNS, type AuditRow, auditEntryFromRow, auditRow, auditWhere } from './audit-rows.js';
 import { type AuditSink, AuditSinkError } from './audit-sink.js';
 
 /** Options of {@link openSqliteAuditLog}. */
@@ -41,25 +42,6 @@ export const SQLITE_AUDIT_SCHEMA = `CREATE TABLE IF NOT EXISTS audit_log (
 CREATE INDEX IF NOT EXISTS audit_log_time ON audit_log (time_ms);
 CREATE INDEX IF NOT EXISTS audit_log_tool_time ON audit_log (tool, time_ms);`;
 
-const COLUMNS = [
-  'v',
-  'time',
-  'time_ms',
-  'tool',
-  'category',
-  'source',
-  'call_id',
-  'arguments_digest',
-  'arguments',
-  'decision_action',
-  'decision_rule',
-  'decision_reason',
-  'decision_approval',
-  'outcome',
-  'duration_ms',
-  'delegation_depth',
-] as const;
-
 /** The part of better-sqlite3's API this module uses. */
 interface Statement {
   run(...parameters: unknown[]): unknown;
@@ -75,8 +57,6 @@ type DatabaseConstructor = new (
   file: string,
   options?: { readonly?: boolean; fileMustExist?: boolean; timeout?: number },
 ) => Database;
-
-type Row = { readonly [column in (typeof COLUMNS)[number]]: string | number | null };
 
 /**
  * Opens (or creates, mode 0600) a SQLite audit log through the optional `better-sqlite3` package
@@ -115,7 +95,7 @@ export function openSqliteAuditLog(file: string, options: SqliteAuditLogOptions 
     );
   }
   const insert = database.prepare(
-    `INSERT INTO audit_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((column) => `@${column}`).join(', ')})`,
+    `INSERT INTO audit_log (${AUDIT_COLUMNS.join(', ')}) VALUES (${AUDIT_COLUMNS.map((column) => `@${column}`).join(', ')})`,
   );
   let open = true;
   let written = 0;
@@ -128,7 +108,7 @@ export function openSqliteAuditLog(file: string, options: SqliteAuditLogOptions 
         return;
       }
       try {
-        insert.run(toRow(toEntry(record, options)));
+        insert.run(auditRow(toEntry(record, options)));
         written++;
       } catch {
         failed++;
@@ -181,78 +161,9 @@ export function querySqliteAuditLog(file: string, query: AuditQuery = {}): Audit
 }
 
 function selectEntries(database: Database, query: ResolvedAuditQuery): AuditEntry[] {
-  const where: string[] = [];
-  const parameters: unknown[] = [];
-  if (query.tools) {
-    where.push(`tool IN (${query.tools.map(() => '?').join(', ')})`);
-    parameters.push(...query.tools);
-  }
-  if (query.sinceMs !== undefined) {
-    where.push('time_ms >= ?');
-    parameters.push(Math.floor(query.sinceMs));
-  }
-  if (query.untilMs !== undefined) {
-    where.push('time_ms < ?');
-    parameters.push(Math.ceil(query.untilMs));
-  }
-  if (query.outcome !== undefined) {
-    where.push('outcome = ?');
-    parameters.push(query.outcome);
-  }
-  if (query.decision === 'none') where.push('decision_action IS NULL');
-  else if (query.decision !== undefined) {
-    where.push('decision_action = ?');
-    parameters.push(query.decision);
-  }
-  const sql = `SELECT ${COLUMNS.join(', ')} FROM audit_log${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY time_ms DESC, id DESC${query.limit ? ` LIMIT ${query.limit}` : ''}`;
-  return (database.prepare(sql).all(...parameters) as Row[]).reverse().map(fromRow);
-}
-
-function toRow(entry: AuditEntry): Row {
-  return {
-    v: entry.v,
-    time: entry.time,
-    time_ms: Date.parse(entry.time),
-    tool: entry.tool,
-    category: entry.category,
-    source: entry.source,
-    call_id: entry.callId,
-    arguments_digest: entry.argumentsDigest,
-    arguments: entry.arguments === undefined ? null : JSON.stringify(entry.arguments),
-    decision_action: entry.decision?.action ?? null,
-    decision_rule: entry.decision?.rule ?? null,
-    decision_reason: entry.decision?.reason ?? null,
-    decision_approval: entry.decision?.approval ?? null,
-    outcome: entry.outcome,
-    duration_ms: entry.durationMs,
-    delegation_depth: entry.delegationDepth,
-  };
-}
-
-function fromRow(row: Row): AuditEntry {
-  const text = (value: string | number | null) => (value === null ? null : String(value));
-  return {
-    v: 1,
-    time: String(row.time),
-    tool: String(row.tool),
-    category: text(row.category),
-    source: text(row.source),
-    callId: text(row.call_id),
-    argumentsDigest: text(row.arguments_digest),
-    ...(row.arguments === null ? {} : { arguments: JSON.parse(String(row.arguments)) as unknown }),
-    decision:
-      row.decision_action === null
-        ? null
-        : {
-            action: String(row.decision_action),
-            rule: text(row.decision_rule),
-            reason: text(row.decision_reason),
-            approval: text(row.decision_approval),
-          },
-    outcome: String(row.outcome),
-    durationMs: Number(row.duration_ms),
-    delegationDepth: Number(row.delegation_depth),
-  };
+  const { where, parameters } = auditWhere(query, () => '?');
+  const sql = `SELECT ${AUDIT_COLUMNS.join(', ')} FROM audit_log${where} ORDER BY time_ms DESC, id DESC${query.limit ? ` LIMIT ${query.limit}` : ''}`;
+  return (database.prepare(sql).all(...parameters) as AuditRow[]).reverse().map(auditEntryFromRow);
 }
 
 let driver: DatabaseConstructor | undefined;

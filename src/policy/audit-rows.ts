@@ -1,0 +1,112 @@
+import type { AuditEntry } from './audit-log.js';
+import type { ResolvedAuditQuery } from './audit-query.js';
+
+// The columns of `audit_log`, the same in SQLite and PostgreSQL, and the rows both read and write.
+
+/** The columns of `audit_log` besides its id, in the order rows are written. */
+export const AUDIT_COLUMNS = [
+  'v',
+  'time',
+  'time_ms',
+  'tool',
+  'category',
+  'source',
+  'call_id',
+  'arguments_digest',
+  'arguments',
+  'decision_action',
+  'decision_rule',
+  'decision_reason',
+  'decision_approval',
+  'outcome',
+  'duration_ms',
+  'delegation_depth',
+] as const;
+
+/** One row of `audit_log`. */
+export type AuditRow = { readonly [column in (typeof AUDIT_COLUMNS)[number]]: string | number | null };
+
+/**
+ * One audit entry as a row of `audit_log`.
+ *
+ * @example
+ * insert.run(auditRow(toEntry(record)));
+ */
+export function auditRow(entry: AuditEntry): AuditRow {
+  return {
+    v: entry.v,
+    time: entry.time,
+    time_ms: Date.parse(entry.time),
+    tool: entry.tool,
+    category: entry.category,
+    source: entry.source,
+    call_id: entry.callId,
+    arguments_digest: entry.argumentsDigest,
+    arguments: entry.arguments === undefined ? null : JSON.stringify(entry.arguments),
+    decision_action: entry.decision?.action ?? null,
+    decision_rule: entry.decision?.rule ?? null,
+    decision_reason: entry.decision?.reason ?? null,
+    decision_approval: entry.decision?.approval ?? null,
+    outcome: entry.outcome,
+    duration_ms: entry.durationMs,
+    delegation_depth: entry.delegationDepth,
+  };
+}
+
+/**
+ * A row of `audit_log` back as the entry it was written from.
+ *
+ * @example
+ * rows.map(auditEntryFromRow);
+ */
+export function auditEntryFromRow(row: AuditRow): AuditEntry {
+  const text = (value: string | number | null) => (value === null ? null : String(value));
+  return {
+    v: 1,
+    time: String(row.time),
+    tool: String(row.tool),
+    category: text(row.category),
+    source: text(row.source),
+    callId: text(row.call_id),
+    argumentsDigest: text(row.arguments_digest),
+    ...(row.arguments === null ? {} : { arguments: JSON.parse(String(row.arguments)) as unknown }),
+    decision:
+      row.decision_action === null
+        ? null
+        : {
+            action: String(row.decision_action),
+            rule: text(row.decision_rule),
+            reason: text(row.decision_reason),
+            approval: text(row.decision_approval),
+          },
+    outcome: String(row.outcome),
+    durationMs: Number(row.duration_ms),
+    delegationDepth: Number(row.delegation_depth),
+  };
+}
+
+/**
+ * The `WHERE` clause a query selects with, with its parameters, for either database: `placeholder(n)`
+ * gives the n-th parameter's marker (`?` in SQLite, `$n` in PostgreSQL).
+ *
+ * @example
+ * const { where, parameters } = auditWhere(resolveAuditQuery({ tool: 'write_file' }), (n) => `$${n}`);
+ */
+export function auditWhere(
+  query: ResolvedAuditQuery,
+  placeholder: (index: number) => string,
+): { where: string; parameters: unknown[] } {
+  const where: string[] = [];
+  const parameters: unknown[] = [];
+  const next = (value: unknown) => {
+    parameters.push(value);
+    return placeholder(parameters.length);
+  };
+  if (query.tools) where.push(`tool IN (${query.tools.map((tool) => next(tool)).join(', ')})`);
+  if (query.sinceMs !== undefined) where.push(`time_ms >= ${next(Math.floor(query.sinceMs))}`);
+  if (query.untilMs !== undefined) where.push(`time_ms < ${next(Math.ceil(query.untilMs))}`);
+  if (query.outcome !== undefined) where.push(`outcome = ${next(query.outcome)}`);
+  if (query.decision === 'none') where.push('decision_action IS NULL');
+  else if (query.decision !== undefined) where.push(`decision_action = ${next(query.decision)}`);
+  return { where: where.length ? ` WHERE ${where.join(' AND ')}` : '', parameters };
+}
