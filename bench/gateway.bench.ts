@@ -1,0 +1,923 @@
+/**
+ * `npm run bench -- gateway`: `toolpact gateway` in front of five published MCP servers, installed as dev
+ * dependencies and started as `node <bin script>` from node_modules (never npx, never the network):
+ * `@modelcontextprotocol/server-memory`, `-filesystem` (over a temporary folder), `-sequential-thinking`,
+ * `-everything`, and `@playwright/mcp` headless on the system's Chromium (`CHROMIUM_PATH`, default
+ * Debian's /usr/bin/chromium). The servers and the policy (allow every call, so nothing asks) are in
+ * bench/fixtures/gateway/five-servers.json, a Claude Code file whose `${GATEWAY_BENCH_*}` variables this
+ * bench sets; smaller configs are that file with fewer entries.
+ *
+ * 1. Tokens of one request: the contracts the gateway lists (`startGateway` in this process), and with
+ *    `--search` what `withToolSearch` lists over the same registry (`search_tools` for a 2025 session;
+ *    `search_tools` and `call_tool` for a 2026-07-28 client), per provider format (o200k_base over the
+ *    tools JSON, as `tokenReport` counts). Checked against the `tools/list` a client of the CLI receives.
+ * 2. Call overhead: `tools/call` of everything's `echo` and memory's `read_graph`, the v2 SDK `Client`
+ *    over stdio straight to the server, against the same client to `toolpact gateway` (the CLI as a
+ *    child process, `node bin/toolpact.js`, which runs the TypeScript sources through tsx) and from it to
+ *    the server. Sequential calls in interleaved rounds; per-call median, p10 and p90, and the ratio.
+ * 3. Start to the first `tools/list` with all five servers: spawning the CLI, connecting a client,
+ *    until its listing holds every tool; with no lock (first start: every server's era is probed in a
+ *    second process of it, then pinned) and with the lock just written (no probe). Beside it, a host's
+ *    way: the five servers started in parallel, each with its own client.
+ * 4. Memory: the resident set (VmRSS) of each server process the gateway started (found through
+ *    /proc/<pid>/stat), against the same server started by a plain client; and the gateway's own RSS with
+ *    no server, with each server alone, and with all five. Playwright starts Chromium only for its first
+ *    browser tool, so its process tree is read again after one `browser_navigate` (RSS summed, and PSS).
+ *
+ * The figures go to stdout and, as JSON, to `GATEWAY_BENCH_JSON` (default .toolpact-tmp/bench/gateway.json).
+ * Every process started is followed to its end; one still running after its client closed is reported
+ * (and then killed by its pid).
+ */
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Client, type Tool } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { ToolContract } from '../src/contract/index.js';
+import { type GatewayConfig, readGatewayConfig, type StdioTarget } from '../src/gateway/config.js';
+import { startGateway } from '../src/gateway/gateway.js';
+import { countTokens, tokenReport } from '../src/schema/index.js';
+import { withToolSearch } from '../src/search/index.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const FIXTURE = join(ROOT, 'bench', 'fixtures', 'gateway', 'five-servers.json');
+const CLI = join(ROOT, 'bin', 'toolpact.js');
+const MODULES = join(ROOT, 'node_modules');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const OUTPUT = resolve(
+  ROOT,
+  process.env.GATEWAY_BENCH_JSON ?? join('.toolpact-tmp', 'bench', 'gateway.json'),
+);
+const MODERN = '2026-07-28';
+const FORMATS = ['openai', 'openai-responses', 'anthropic', 'gemini', 'mcp'] as const;
+
+/** Each server: its package, and the bin script the fixture must start. */
+const SERVERS = [
+  { name: 'memory', package: '@modelcontextprotocol/server-memory' },
+  { name: 'filesystem', package: '@modelcontextprotocol/server-filesystem' },
+  { name: 'sequential-thinking', package: '@modelcontextprotocol/server-sequential-thinking' },
+  { name: 'everything', package: '@modelcontextprotocol/server-everything' },
+  { name: 'playwright', package: '@playwright/mcp' },
+] as const;
+type ServerName = (typeof SERVERS)[number]['name'];
+
+const CALL_ROUNDS = 15;
+const CALL_WARMUP = 2;
+const CALLS_PER_TURN = 40;
+const START_REPETITIONS = 3;
+const MEMORY_REPETITIONS = 2;
+/** How long a started gateway settles before its memory is read. */
+const SETTLE_MS = 1_000;
+
+type Era = 'legacy' | 'modern';
+
+interface Bench {
+  readonly dir: string;
+  readonly env: { readonly [name: string]: string };
+  /** Processes that outlived their client (then killed). */
+  readonly leftover: { readonly pid: number; readonly command: string }[];
+}
+
+export default async function run(): Promise<void> {
+  if (!existsSync(CHROMIUM)) {
+    process.stdout.write(
+      `skipped: no Chromium at ${CHROMIUM} for @playwright/mcp. Install it (Debian: apt-get install chromium) or set CHROMIUM_PATH.\n`,
+    );
+    return;
+  }
+  const began = Date.now();
+  const loadBefore = loadavg();
+  const dir = mkdtempSync(join(tmpdir(), 'toolpact-gateway-bench-'));
+  mkdirSync(join(dir, 'files'));
+  writeFileSync(join(dir, 'files', 'notes.md'), '# Notes\n\nA file for the filesystem server to list.\n');
+  const bench: Bench = {
+    dir,
+    env: {
+      GATEWAY_BENCH_NODE: process.execPath,
+      GATEWAY_BENCH_MODULES: MODULES,
+      GATEWAY_BENCH_DIR: dir,
+      GATEWAY_BENCH_CHROMIUM: CHROMIUM,
+    },
+    leftover: [],
+  };
+  try {
+    const five = readConfig(bench, FIXTURE);
+    const versions = checkTargets(five);
+    const tokens = await measureTokens(bench, five);
+    const calls = await measureCalls(bench);
+    const start = await measureStart(bench, five, tokens.tools);
+    const wire = await measureWire(bench, start.lock, tokens);
+    const memory = await measureMemory(bench, start);
+    const figures = {
+      machine: {
+        cpus: cpus().length,
+        cpu: cpus()[0]?.model ?? 'unknown',
+        memoryGiB: Number((totalmem() / 2 ** 30).toFixed(1)),
+        node: process.version,
+        loadAverage: { before: loadBefore.map(round1), after: loadavg().map(round1) },
+        platform: `${process.platform} ${process.arch}`,
+        date: new Date().toISOString(),
+      },
+      servers: versions,
+      gatewayRunsFrom: 'bin/toolpact.js: the TypeScript sources through tsx',
+      tokens: { ...tokens.figures, wire },
+      calls,
+      start: start.figures,
+      memory,
+      leftoverProcesses: bench.leftover,
+      elapsedSeconds: Math.round((Date.now() - began) / 1000),
+    };
+    mkdirSync(dirname(OUTPUT), { recursive: true });
+    writeFileSync(OUTPUT, `${JSON.stringify(figures, null, 2)}\n`);
+    process.stdout.write(
+      `\n${bench.leftover.length === 0 ? 'Every process started here ended with its client.' : `${bench.leftover.length} processes outlived their client: ${bench.leftover.map((each) => `${each.pid} ${each.command}`).join('; ')}`}\n${cpus().length} CPUs, load average ${loadBefore.map((value) => value.toFixed(1)).join(' ')} before and ${loadavg()
+        .map((value) => value.toFixed(1))
+        .join(' ')} after; ${figures.elapsedSeconds} s in all.\nFigures written to ${OUTPUT}\n`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 1. Tokens
+
+interface TokenFigures {
+  /** Tools the gateway lists without search. */
+  readonly tools: number;
+  readonly figures: {
+    readonly perServer: { [server: string]: { era: string; tools: number; openai: number } };
+    readonly formats: { [format: string]: { all: number; searchSession: number; searchModern: number } };
+    readonly listed: { all: number; searchSession: string[]; searchModern: string[] };
+  };
+}
+
+async function measureTokens(bench: Bench, config: GatewayConfig): Promise<TokenFigures> {
+  const logs: string[] = [];
+  const gateway = await startGateway({
+    config,
+    lockFile: join(bench.dir, 'tokens.lock.json'),
+    watch: false,
+    log: (line) => logs.push(line),
+  });
+  try {
+    const status = gateway.status();
+    const down = status.filter((server) => server.state !== 'up');
+    if (down.length > 0) {
+      throw new Error(
+        `These servers did not start: ${down.map((server) => `${server.name} (${server.reason})`).join(', ')}\n${logs.join('\n')}`,
+      );
+    }
+    const all = [...gateway.listing.schemas()];
+    const perServer: TokenFigures['figures']['perServer'] = {};
+    for (const server of status) {
+      const contracts = all.filter((contract) => server.served.includes(contract.name));
+      perServer[server.name] = {
+        era: server.era ?? 'unknown',
+        tools: contracts.length,
+        openai: tokenReport(contracts, 'openai').total,
+      };
+    }
+    // What `toolpact gateway --search` lists: the gateway's registry with search_tools, nothing always loaded.
+    const search = withToolSearch(gateway.registry);
+    const session = [...search.schemas()];
+    const modern = [...search.stateless.schemas()];
+    search.close();
+    const formats: TokenFigures['figures']['formats'] = {};
+    for (const format of FORMATS) {
+      formats[format] = {
+        all: tokenReport(all, format).total,
+        searchSession: tokenReport(session, format).total,
+        searchModern: tokenReport(modern, format).total,
+      };
+    }
+
+    process.stdout.write(
+      `Tokens of one request through the gateway (o200k_base over the tools JSON each format sends)\n\n`,
+    );
+    printRows(
+      ['server', 'era', 'tools', 'openai tokens'],
+      status.map((server) => {
+        const entry = perServer[server.name]!;
+        return [server.name, entry.era, String(entry.tools), String(entry.openai)];
+      }),
+    );
+    process.stdout.write('\n');
+    const names = (contracts: readonly ToolContract[]) => contracts.map((contract) => contract.name);
+    printRows(
+      [
+        'format',
+        `all ${all.length} tools`,
+        `--search, 2025 session (${names(session).join(', ')})`,
+        'saved',
+        `--search, 2026-07-28 (${names(modern).join(', ')})`,
+        'saved',
+      ],
+      FORMATS.map((format) => {
+        const row = formats[format]!;
+        return [
+          format,
+          String(row.all),
+          String(row.searchSession),
+          percentSaved(row.searchSession, row.all),
+          String(row.searchModern),
+          percentSaved(row.searchModern, row.all),
+        ];
+      }),
+    );
+    return {
+      tools: all.length,
+      figures: {
+        perServer,
+        formats,
+        listed: { all: all.length, searchSession: names(session), searchModern: names(modern) },
+      },
+    };
+  } finally {
+    await gateway.close();
+  }
+}
+
+/** What a client of the CLI is listed: the tools JSON of its `tools/list`, counted the same way. */
+async function measureWire(bench: Bench, lock: string, tokens: TokenFigures) {
+  const listed = async (search: boolean, era: Era) => {
+    const running = await spawnGateway(bench, FIXTURE, lock, { search, era });
+    try {
+      return wireTokens(running.tools);
+    } finally {
+      await running.close();
+    }
+  };
+  const all = await listed(false, 'legacy');
+  const session = await listed(true, 'legacy');
+  const modern = await listed(true, 'modern');
+  process.stdout.write(
+    `\nWhat a client of the CLI is listed (the tools array of its tools/list as JSON, o200k_base): ` +
+      `${all.tools} tools ${all.tokens} tokens; --search, 2025-11-25 client: ${session.names.join(', ')}, ` +
+      `${session.tokens} tokens; --search, 2026-07-28 client: ${modern.names.join(', ')}, ${modern.tokens} tokens ` +
+      `(the mcp rows above: ${tokens.figures.formats.mcp!.all}, ${tokens.figures.formats.mcp!.searchSession}, ${tokens.figures.formats.mcp!.searchModern}).\n`,
+  );
+  return { all, searchSession: session, searchModern: modern };
+}
+
+function wireTokens(tools: readonly Tool[]) {
+  return {
+    tools: tools.length,
+    names: tools.map((tool) => tool.name),
+    tokens: countTokens(JSON.stringify(tools)),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 2. Call overhead
+
+interface CallCase {
+  readonly name: string;
+  readonly call: () => Promise<unknown>;
+  readonly samples: number[];
+  readonly roundMedians: number[];
+}
+
+async function measureCalls(bench: Bench) {
+  const config = subsetConfig(bench, ['memory', 'everything'], 'call.json');
+  const parsed = readConfig(bench, config);
+  const targetOf = (name: ServerName) => stdioTarget(parsed, name);
+
+  const directEverything = await connectDirect(targetOf('everything'), 'legacy');
+  const directMemory = await connectDirect(targetOf('memory'), 'legacy');
+  const viaGateway = await spawnGateway(bench, config, join(bench.dir, 'call.lock.json'), { era: 'legacy' });
+  const viaGatewayModern = await spawnGateway(bench, config, join(bench.dir, 'call-modern.lock.json'), {
+    era: 'modern',
+  });
+  try {
+    for (const name of ['echo', 'read_graph']) {
+      for (const running of [viaGateway, viaGatewayModern]) {
+        if (!running.tools.some((tool) => tool.name === name)) {
+          throw new Error(
+            `The gateway does not list "${name}": ${running.tools.map((tool) => tool.name).join(', ')}`,
+          );
+        }
+      }
+    }
+    const echo = (client: Client) => async () => {
+      const result = await client.callTool({ name: 'echo', arguments: { message: 'hello' } });
+      if (result.isError || !JSON.stringify(result.content).includes('hello')) {
+        throw new Error(`echo answered ${JSON.stringify(result)}`);
+      }
+    };
+    const readGraph = (client: Client) => async () => {
+      const result = await client.callTool({ name: 'read_graph', arguments: {} });
+      if (result.isError) throw new Error(`read_graph answered ${JSON.stringify(result)}`);
+    };
+    const cases: CallCase[] = [
+      { name: 'everything echo: SDK client → server', call: echo(directEverything.client) },
+      { name: 'everything echo: SDK client → gateway → server', call: echo(viaGateway.client) },
+      { name: 'everything echo: 2026-07-28 client → gateway → server', call: echo(viaGatewayModern.client) },
+      { name: 'memory read_graph: SDK client → server', call: readGraph(directMemory.client) },
+      { name: 'memory read_graph: SDK client → gateway → server', call: readGraph(viaGateway.client) },
+    ].map((entry) => ({ ...entry, samples: [], roundMedians: [] }));
+
+    for (let round = -CALL_WARMUP; round < CALL_ROUNDS; round++) {
+      for (let step = 0; step < cases.length; step++) {
+        const entry = cases[(step + Math.max(round, 0)) % cases.length]!;
+        const times: number[] = [];
+        for (let index = 0; index < CALLS_PER_TURN; index++) {
+          const started = process.hrtime.bigint();
+          await entry.call();
+          times.push(Number(process.hrtime.bigint() - started) / 1e6);
+        }
+        if (round < 0) continue;
+        entry.samples.push(...times);
+        entry.roundMedians.push(quantile(times, 0.5));
+      }
+    }
+
+    const summary = cases.map((entry) => ({
+      case: entry.name,
+      calls: entry.samples.length,
+      medianMs: round3(quantile(entry.samples, 0.5)),
+      p10Ms: round3(quantile(entry.samples, 0.1)),
+      p90Ms: round3(quantile(entry.samples, 0.9)),
+      q1Ms: round3(quantile(entry.samples, 0.25)),
+      q3Ms: round3(quantile(entry.samples, 0.75)),
+    }));
+    const ratio = (through: CallCase, direct: CallCase) => {
+      const perRound = through.roundMedians.map((value, index) => value / direct.roundMedians[index]!);
+      return {
+        of: through.name,
+        to: direct.name,
+        ratioOfMedians: round3(quantile(through.samples, 0.5) / quantile(direct.samples, 0.5)),
+        addedMs: round3(quantile(through.samples, 0.5) - quantile(direct.samples, 0.5)),
+        perRoundRatio: {
+          median: round3(quantile(perRound, 0.5)),
+          q1: round3(quantile(perRound, 0.25)),
+          q3: round3(quantile(perRound, 0.75)),
+        },
+      };
+    };
+    const [echoDirect, echoGateway, echoModern, graphDirect, graphGateway] = cases;
+    const ratios = [
+      ratio(echoGateway!, echoDirect!),
+      ratio(echoModern!, echoDirect!),
+      ratio(graphGateway!, graphDirect!),
+    ];
+
+    process.stdout.write(
+      `\ntools/call, sequential, ${CALL_ROUNDS} interleaved rounds of ${CALLS_PER_TURN} calls per case after ${CALL_WARMUP} warm-up rounds; ms per call over all calls\n` +
+        `(the v2 SDK Client over stdio; the gateway is the CLI in a child process; clients on 2025-11-25 unless marked; the servers speak 2025-11-25)\n\n`,
+    );
+    printRows(
+      ['case', 'median', 'p10', 'p90', 'IQR'],
+      summary.map((row) => [
+        row.case,
+        row.medianMs.toFixed(3),
+        row.p10Ms.toFixed(3),
+        row.p90Ms.toFixed(3),
+        `${row.q1Ms.toFixed(3)}–${row.q3Ms.toFixed(3)}`,
+      ]),
+    );
+    process.stdout.write('\n');
+    printRows(
+      ['through the gateway / direct', 'ratio of medians', 'added ms', 'per-round ratio, median [IQR]'],
+      ratios.map((row) => [
+        row.of.replace(/ → gateway → server$/, ''),
+        `${row.ratioOfMedians.toFixed(2)}x`,
+        row.addedMs.toFixed(3),
+        `${row.perRoundRatio.median.toFixed(2)}x [${row.perRoundRatio.q1.toFixed(2)}–${row.perRoundRatio.q3.toFixed(2)}]`,
+      ]),
+    );
+    return {
+      rounds: CALL_ROUNDS,
+      warmupRounds: CALL_WARMUP,
+      callsPerTurn: CALLS_PER_TURN,
+      cases: summary,
+      ratios,
+    };
+  } finally {
+    await Promise.all([
+      closeFollowed(bench, directEverything),
+      closeFollowed(bench, directMemory),
+      viaGateway.close(),
+      viaGatewayModern.close(),
+    ]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 3. Start to the first tools/list
+
+interface StartResult {
+  /** The lock the timed starts wrote, to reuse. */
+  readonly lock: string;
+  /** Memory read in the lock-present runs, after they settled. */
+  readonly memory: MemoryReading[];
+  /** Server RSS when a plain client started each server (KiB), per run. */
+  readonly directRss: { [server: string]: number[] };
+  readonly figures: object;
+}
+
+async function measureStart(bench: Bench, config: GatewayConfig, tools: number): Promise<StartResult> {
+  const targets = SERVERS.map((server) => stdioTarget(config, server.name));
+  // Untimed: the disk cache, tsx's transform cache and the servers' first loads.
+  const warm = await spawnGateway(bench, FIXTURE, join(bench.dir, 'warm.lock.json'), {});
+  await warm.close();
+
+  const absent: number[] = [];
+  const present: number[] = [];
+  const direct: number[] = [];
+  const memory: MemoryReading[] = [];
+  const directRss: { [server: string]: number[] } = {};
+  let lock = '';
+  for (let repetition = 0; repetition < START_REPETITIONS; repetition++) {
+    lock = join(bench.dir, `start-${repetition}.lock.json`);
+    const first = await spawnGateway(bench, FIXTURE, lock, { expectTools: tools });
+    absent.push(first.startMs);
+    await first.close();
+    const written = JSON.parse(readFileSync(lock, 'utf8')) as {
+      servers: { [name: string]: { era?: string } };
+    };
+    const unknown = SERVERS.filter((server) => !written.servers[server.name]?.era);
+    if (unknown.length > 0) {
+      throw new Error(`The lock holds no era for ${unknown.map((server) => server.name).join(', ')}`);
+    }
+
+    const again = await spawnGateway(bench, FIXTURE, lock, { expectTools: tools });
+    present.push(again.startMs);
+    await sleep(SETTLE_MS);
+    memory.push(readMemory(again.pid));
+    await again.close();
+
+    // A host's way: each server with its own client, all in parallel.
+    const started = process.hrtime.bigint();
+    const clients = await Promise.all(
+      targets.map(async (target) => {
+        const connected = await connectDirect(target, 'legacy');
+        await connected.client.listTools();
+        return connected;
+      }),
+    );
+    direct.push(Number(process.hrtime.bigint() - started) / 1e6);
+    await sleep(SETTLE_MS);
+    clients.forEach((connected, index) => {
+      const name = SERVERS[index]!.name;
+      const rss = treeRss(connected.pid);
+      if (rss !== undefined) directRss[name] = [...(directRss[name] ?? []), rss];
+    });
+    await Promise.all(clients.map((connected) => closeFollowed(bench, connected)));
+  }
+  const figures = {
+    repetitions: START_REPETITIONS,
+    tools,
+    lockAbsentMs: { median: round1(quantile(absent, 0.5)), runs: absent.map(round1) },
+    lockPresentMs: { median: round1(quantile(present, 0.5)), runs: present.map(round1) },
+    directParallelMs: { median: round1(quantile(direct, 0.5)), runs: direct.map(round1) },
+  };
+  process.stdout.write(
+    `\nSpawn to the first tools/list holding all ${tools} tools of the five servers, ms (median of ${START_REPETITIONS}; the runs)\n\n`,
+  );
+  printRows(
+    ['start', 'median', 'runs'],
+    [
+      ['gateway CLI, no lock (first start: era probed, then pinned)', absent],
+      ['gateway CLI, lock present (era known, no probe)', present],
+      ['the five servers, a client each, in parallel (no gateway)', direct],
+    ].map(([label, values]) => [
+      label as string,
+      quantile(values as number[], 0.5).toFixed(0),
+      (values as number[]).map((value) => value.toFixed(0)).join(', '),
+    ]),
+  );
+  return { lock, memory, directRss, figures };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 4. Memory
+
+interface MemoryReading {
+  /** The gateway's own RSS, KiB. */
+  readonly gateway: number;
+  /** Each server's RSS (with its descendants), KiB, by name. */
+  readonly servers: { [server: string]: number };
+  /** Other children of the gateway (not a configured server), with RSS in KiB. */
+  readonly others: { command: string; rss: number }[];
+}
+
+async function measureMemory(bench: Bench, start: StartResult) {
+  const readings = async (names: readonly ServerName[], file: string): Promise<MemoryReading[]> => {
+    const config = subsetConfig(bench, names, file);
+    const result: MemoryReading[] = [];
+    for (let repetition = 0; repetition < MEMORY_REPETITIONS; repetition++) {
+      const running = await spawnGateway(bench, config, start.lock, {});
+      await sleep(SETTLE_MS);
+      result.push(readMemory(running.pid));
+      await running.close();
+    }
+    return result;
+  };
+  const empty = await readings([], 'none.json');
+  const alone: { [server: string]: MemoryReading[] } = {};
+  for (const server of SERVERS) alone[server.name] = await readings([server.name], `${server.name}.json`);
+  const browser = await browserOpen(bench, start.lock);
+  const five = start.memory;
+
+  const median = (values: readonly number[]) => quantile(values, 0.5);
+  const gatewayEmpty = median(empty.map((reading) => reading.gateway));
+  const gatewayFive = median(five.map((reading) => reading.gateway));
+  // The first upstream loads the MCP client code too; each further one costs only its own connection.
+  const gatewayAloneMean =
+    SERVERS.reduce((sum, server) => sum + median(alone[server.name]!.map((reading) => reading.gateway)), 0) /
+    SERVERS.length;
+  const rows = SERVERS.map((server) => {
+    const inFive = median(five.map((reading) => reading.servers[server.name] ?? Number.NaN));
+    const plain = median(start.directRss[server.name] ?? [Number.NaN]);
+    const gatewayAlone = median(alone[server.name]!.map((reading) => reading.gateway));
+    return {
+      server: server.name,
+      serverRssMiB: mib(inFive),
+      serverRssDirectMiB: mib(plain),
+      gatewayRssAloneMiB: mib(gatewayAlone),
+      gatewayGrowthMiB: mib(gatewayAlone - gatewayEmpty),
+    };
+  });
+  const others = [...new Set(five.flatMap((reading) => reading.others.map((other) => other.command)))];
+  const figures = {
+    repetitions: { fiveServers: five.length, perServer: MEMORY_REPETITIONS, empty: MEMORY_REPETITIONS },
+    settleMs: SETTLE_MS,
+    gatewayRssNoServerMiB: mib(gatewayEmpty),
+    gatewayRssFiveServersMiB: mib(gatewayFive),
+    gatewayGrowthPerServerOfFiveMiB: mib((gatewayFive - gatewayEmpty) / SERVERS.length),
+    gatewayGrowthFirstServerMiB: mib(gatewayAloneMean - gatewayEmpty),
+    gatewayGrowthEachFurtherServerMiB: mib((gatewayFive - gatewayAloneMean) / (SERVERS.length - 1)),
+    serversRssTotalMiB: mib(rows.reduce((sum, row) => sum + row.serverRssMiB * 1024, 0)),
+    perServer: rows,
+    playwrightWithBrowser: browser,
+    otherChildren: others,
+    readingsKiB: { empty, alone, five },
+  };
+  process.stdout.write(
+    `\nMemory: VmRSS in MiB, read ${SETTLE_MS} ms after the first tools/list (medians; the gateway is node + tsx running the sources)\n\n`,
+  );
+  printRows(
+    [
+      'server',
+      'server RSS under the gateway',
+      'same, started by a plain client',
+      'gateway RSS, it alone',
+      'gateway growth',
+    ],
+    rows.map((row) => [
+      row.server,
+      row.serverRssMiB.toFixed(1),
+      row.serverRssDirectMiB.toFixed(1),
+      row.gatewayRssAloneMiB.toFixed(1),
+      `${row.gatewayGrowthMiB >= 0 ? '+' : ''}${row.gatewayGrowthMiB.toFixed(1)}`,
+    ]),
+  );
+  process.stdout.write(
+    `\ngateway RSS with no server ${figures.gatewayRssNoServerMiB.toFixed(1)} MiB, with all five ${figures.gatewayRssFiveServersMiB.toFixed(1)} MiB: ` +
+      `${figures.gatewayGrowthPerServerOfFiveMiB.toFixed(1)} MiB per upstream on average (the first, which also pays one-time costs such as importing the MCP client SDK, ` +
+      `${figures.gatewayGrowthFirstServerMiB.toFixed(1)} MiB on average; each further one ${figures.gatewayGrowthEachFurtherServerMiB.toFixed(1)} MiB); the five servers ${figures.serversRssTotalMiB.toFixed(1)} MiB together` +
+      `${others.length > 0 ? `; other children of the gateway: ${others.join('; ')}` : ''}.\n`,
+  );
+  process.stdout.write(
+    `playwright once a tool opened its browser (browser_navigate to a data: URL through the gateway, ${browser.firstCallMs.toFixed(0)} ms for that first call): ` +
+      `the server and its ${browser.processes - 1} Chromium processes ${browser.rssMiB.toFixed(1)} MiB RSS summed (shared pages counted in each), ${browser.pssMiB.toFixed(1)} MiB PSS.\n`,
+  );
+  return figures;
+}
+
+/** The playwright server behind the gateway after one tool call opened Chromium: its whole process tree. */
+async function browserOpen(bench: Bench, lock: string) {
+  const running = await spawnGateway(bench, subsetConfig(bench, ['playwright'], 'browser.json'), lock, {});
+  try {
+    const started = process.hrtime.bigint();
+    const result = await running.client.callTool({
+      name: 'browser_navigate',
+      arguments: { url: 'data:text/html,<h1>Gateway bench</h1>' },
+    });
+    const firstCallMs = Number(process.hrtime.bigint() - started) / 1e6;
+    if (result.isError || !JSON.stringify(result.content).includes('Gateway bench')) {
+      throw new Error(`browser_navigate answered ${JSON.stringify(result).slice(0, 500)}`);
+    }
+    await sleep(SETTLE_MS);
+    const server = childrenOf(running.pid).find((pid) => commandOf(pid).includes('/@playwright/mcp/'));
+    if (server === undefined) throw new Error('The gateway has no playwright child.');
+    const tree = [server, ...descendantsOf(server)];
+    const sum = (read: (pid: number) => number | undefined) =>
+      tree.reduce((total, pid) => total + (read(pid) ?? 0), 0);
+    return {
+      firstCallMs: round1(firstCallMs),
+      processes: tree.length,
+      rssMiB: mib(sum(rssOf)),
+      pssMiB: mib(sum(pssOf)),
+    };
+  } finally {
+    await running.close();
+  }
+}
+
+function readMemory(gatewayPid: number): MemoryReading {
+  const servers: { [server: string]: number } = {};
+  const others: { command: string; rss: number }[] = [];
+  for (const child of childrenOf(gatewayPid)) {
+    const command = commandOf(child);
+    const server = SERVERS.find((entry) => command.includes(`/${entry.package}/`));
+    const rss = treeRss(child) ?? 0;
+    if (server) servers[server.name] = (servers[server.name] ?? 0) + rss;
+    else others.push({ command: command.replace(ROOT, '.'), rss });
+  }
+  return { gateway: rssOf(gatewayPid) ?? Number.NaN, servers, others };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Processes
+
+interface RunningGateway {
+  readonly client: Client;
+  readonly pid: number;
+  readonly tools: readonly Tool[];
+  /** Spawn to the listing that holds every expected tool. */
+  readonly startMs: number;
+  close(): Promise<void>;
+}
+
+/** Spawns `toolpact gateway` with a client on its stdio and waits for its first full listing. */
+async function spawnGateway(
+  bench: Bench,
+  config: string,
+  lock: string,
+  options: { search?: boolean; era?: Era; expectTools?: number },
+): Promise<RunningGateway> {
+  const started = process.hrtime.bigint();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'gateway', '--config', config, '--lock', lock, ...(options.search ? ['--search'] : [])],
+    cwd: ROOT,
+    env: { ...bench.env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  (transport.stderr as Readable).on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = newClient(options.era ?? 'legacy');
+  let tools: Tool[] = [];
+  try {
+    await client.connect(transport);
+    const negotiated = client.getNegotiatedProtocolVersion();
+    if ((negotiated === MODERN) !== (options.era === 'modern')) {
+      throw new Error(`the client negotiated ${negotiated}, not the ${options.era ?? 'legacy'} era`);
+    }
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      tools = await listAll(client);
+      if (options.expectTools === undefined || tools.length >= options.expectTools) break;
+      if (Date.now() > deadline) throw new Error(`listed ${tools.length} of ${options.expectTools} tools`);
+      await sleep(10);
+    }
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw new Error(
+      `toolpact gateway (${config}): ${error instanceof Error ? error.message : String(error)}\n${stderr}`,
+    );
+  }
+  const startMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const pid = transport.pid!;
+  return {
+    client,
+    pid,
+    tools,
+    startMs,
+    close: async () => {
+      const tree = [pid, ...descendantsOf(pid)];
+      await client.close();
+      await awaitExit(bench, tree);
+    },
+  };
+}
+
+interface DirectClient {
+  readonly client: Client;
+  readonly pid: number;
+}
+
+async function connectDirect(target: StdioTarget, era: Era): Promise<DirectClient> {
+  const transport = new StdioClientTransport({
+    command: target.command,
+    args: [...target.args],
+    env: { ...target.env },
+    ...(target.cwd ? { cwd: target.cwd } : {}),
+    stderr: 'ignore',
+  });
+  const client = newClient(era);
+  await client.connect(transport);
+  return { client, pid: transport.pid! };
+}
+
+async function closeFollowed(bench: Bench, connected: DirectClient): Promise<void> {
+  const tree = [connected.pid, ...descendantsOf(connected.pid)];
+  await connected.client.close();
+  await awaitExit(bench, tree);
+}
+
+function newClient(era: Era): Client {
+  return new Client(
+    { name: 'gateway-bench', version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
+  );
+}
+
+async function listAll(client: Client): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+/** Waits until every pid has exited; one still running after 8 s is reported, then killed. */
+async function awaitExit(bench: Bench, pids: readonly number[]): Promise<void> {
+  const deadline = Date.now() + 8_000;
+  let running = pids.filter(isRunning);
+  while (running.length > 0 && Date.now() < deadline) {
+    await sleep(25);
+    running = running.filter(isRunning);
+  }
+  for (const pid of running) {
+    bench.leftover.push({ pid, command: commandOf(pid).replace(ROOT, '.') });
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {}
+  }
+}
+
+/** A zombie still answers kill(0); its state in /proc says it has exited. */
+function isRunning(pid: number): boolean {
+  const state = statOf(pid)?.state;
+  return state !== undefined && state !== 'Z' && state !== 'X';
+}
+
+function statOf(pid: number): { state: string; ppid: number } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // pid (comm) state ppid …; the command name may hold spaces and parentheses.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0]!, ppid: Number(fields[1]) };
+}
+
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = statOf(Number(entry));
+    if (stat?.ppid === pid && stat.state !== 'Z') children.push(Number(entry));
+  }
+  return children;
+}
+
+function descendantsOf(pid: number): number[] {
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of childrenOf(queue.shift()!)) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+function rssOf(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Proportional set size (shared pages divided among their processes), KiB. */
+function pssOf(pid: number): number | undefined {
+  try {
+    const match = /^Pss:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** RSS of a process and its descendants, KiB. */
+function treeRss(pid: number): number | undefined {
+  const own = rssOf(pid);
+  if (own === undefined) return undefined;
+  return descendantsOf(pid).reduce((sum, child) => sum + (rssOf(child) ?? 0), own);
+}
+
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+  } catch {
+    return '';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Configs
+
+function readConfig(bench: Bench, file: string): GatewayConfig {
+  return readGatewayConfig(file, { env: { ...process.env, ...bench.env } });
+}
+
+/** The fixture with only the named servers, written into the bench's folder. */
+function subsetConfig(bench: Bench, names: readonly ServerName[], file: string): string {
+  const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as {
+    mcpServers: { [name: string]: unknown };
+    toolpact: unknown;
+  };
+  const mcpServers = Object.fromEntries(names.map((name) => [name, fixture.mcpServers[name]]));
+  const path = join(bench.dir, file);
+  writeFileSync(path, `${JSON.stringify({ mcpServers, toolpact: fixture.toolpact }, null, 2)}\n`);
+  return path;
+}
+
+function stdioTarget(config: GatewayConfig, name: ServerName): StdioTarget {
+  const server = config.servers.find((entry) => entry.name === name);
+  if (server?.target.kind !== 'stdio') throw new Error(`The config has no stdio server "${name}".`);
+  return server.target;
+}
+
+/** Every fixture server starts its package's own bin script with this node; answers the versions. */
+function checkTargets(config: GatewayConfig): { [server: string]: string } {
+  const versions: { [server: string]: string } = {};
+  for (const server of SERVERS) {
+    const manifest = JSON.parse(readFileSync(join(MODULES, server.package, 'package.json'), 'utf8')) as {
+      version: string;
+      bin: string | { [name: string]: string };
+    };
+    const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin)[0]!;
+    const target = stdioTarget(config, server.name);
+    const script = join(MODULES, server.package, bin);
+    if (target.command !== process.execPath || target.args[0] !== script || !existsSync(script)) {
+      throw new Error(
+        `${server.name}: the fixture starts ${target.command} ${target.args.join(' ')}, not ${script}`,
+      );
+    }
+    versions[server.name] = `${server.package}@${manifest.version}`;
+  }
+  return versions;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Figures
+
+function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const position = (sorted.length - 1) * q;
+  const low = Math.floor(position);
+  const high = Math.ceil(position);
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (position - low);
+}
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+const round3 = (value: number) => Math.round(value * 1000) / 1000;
+const mib = (kib: number) => round1(kib / 1024);
+
+function percentSaved(part: number, whole: number): string {
+  return `${Math.round((1 - part / whole) * 100)}%`;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function printRows(header: readonly string[], rows: readonly (readonly string[])[]): void {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
+  process.stdout.write(
+    `${[line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n')}\n`,
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
