@@ -3,6 +3,7 @@ import { VERSION } from './version.js';
 
 /** Subcommands, each loaded only when used. */
 const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Command }> } = {
+  approvals: () => import('./commands/approvals.js'),
   audit: () => import('./commands/audit.js'),
   call: () => import('./commands/call.js'),
   gateway: () => import('./commands/gateway.js'),

@@ -5,6 +5,7 @@ import { combineAuditSinks } from '../policy/audit-sink.js';
 import type { Policy } from '../policy/policy.js';
 import { createPolicyGate } from '../policy/policy-gate.js';
 import type { Registry, RegistryOptions } from '../registry/registry.js';
+import type { PostgresStore } from '../store/index.js';
 import type { FlagSpec, ParsedArgs } from './args.js';
 import { openAuditOption } from './gate-options.js';
 import type { CliIo } from './io.js';
@@ -24,6 +25,7 @@ export const SERVE_FLAGS: FlagSpec = {
   'page-size': 'string',
   policy: 'string',
   audit: 'string',
+  store: 'string',
   otel: 'boolean',
   search: 'boolean',
   'always-loaded': 'string',
@@ -42,6 +44,8 @@ export const SERVE_FLAG_USAGE = [
   '  --name <name>   the server name clients see (default toolpact)',
   '  --page-size <n> tools per tools/list page (default 100)',
   '  --audit <file>  record each call in this audit log (JSON Lines; SQLite for .db, .sqlite, .sqlite3)',
+  '  --store <url>   a postgres:// URL (or TOOLPACT_STORE): the audit log and the approval queue that',
+  '                  every replica shares; each record is committed before the result is sent',
   '  --otel          export a span and metrics for every call, and the audit records as log records,',
   '                  over OTLP/HTTP as the OTEL_EXPORTER_OTLP_* environment variables say',
   '                  (default http://localhost:4318; OTEL_SERVICE_NAME names the service)',
@@ -135,6 +139,8 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
   // The audit log, until the registry owns it: closed here if the registry is never made.
   let audit: ReturnType<typeof combineAuditSinks> | ReturnType<typeof openAuditOption>;
   let telemetry: Awaited<ReturnType<typeof startTelemetryOption>> | undefined;
+  // The shared store, until the registry owns it: closed here if the registry is never made.
+  let store: PostgresStore | undefined;
   const stop = stopSignal();
   try {
     const mcp = await import('../mcp/index.js');
@@ -142,16 +148,27 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
     telemetry = otel ? await startTelemetryOption(otel) : undefined;
     const file = openAuditOption(flags.audit, io.cwd);
     audit = file;
+    store = await openStoreOption(flags.store, io, options);
     const sinks = [
       ...(file ? [file] : []),
       ...(otel && telemetry ? [otel.createOtelAuditSink({ logger: telemetry.logger })] : []),
     ];
     audit = sinks.length > 0 ? combineAuditSinks(...sinks) : undefined;
-    const gate = createPolicyGate(options.policy, audit ? { observe: audit.observe } : {});
+    const local = audit;
+    const shared = store;
+    // With a store, the record is committed there before the result goes out (the promise holds it).
+    const observe = shared
+      ? (record: Parameters<typeof shared.audit.observe>[0]) => {
+          local?.observe(record);
+          return shared.audit.observe(record);
+        }
+      : local?.observe;
+    const gate = createPolicyGate(options.policy, observe ? { observe } : {});
     // Asks go to the registry's approver: the user at the MCP client, where it can elicit.
     served = await options.build(
       {
         ...gate.registryOptions,
+        ...(store ? { approvalQueue: store.approvalQueue(options.policy) } : {}),
         approver: mcp.elicitationApprover(
           options.fallbackApprover ? { fallback: options.fallbackApprover } : {},
         ),
@@ -160,6 +177,11 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
     );
     const registry = served.registry;
     if (audit) registry.own(audit);
+    if (store) {
+      const opened = store;
+      registry.own({ close: () => opened.close() });
+      store = undefined;
+    }
     if (otel && telemetry) {
       otel.instrument(registry, { tracer: telemetry.tracer, meter: telemetry.meter });
       io.stderr(`toolpact ${command}: exporting OpenTelemetry to ${otlpEndpoint(io.env)}.\n`);
@@ -178,7 +200,7 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
       : undefined;
     const listing = search ? (statelessSearch ? search.stateless : search) : served.listing;
     const common = {
-      requestState: stateSealer(mcp, io, http, command),
+      requestState: stateSealer(mcp, io, http, command, shared),
       ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
       ...(pageSize ? { pageSize } : {}),
       ...(listing ? { listing } : {}),
@@ -193,6 +215,7 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
   } finally {
     stop.dispose();
     if (!served) audit?.close();
+    await store?.close();
     await closeWithin(
       served?.close ? { close: served.close } : served?.registry,
       io,
@@ -305,10 +328,15 @@ function stateSealer(
   io: CliIo,
   http: boolean,
   command: string,
+  store: PostgresStore | undefined,
 ): InstanceType<typeof mcp.RequestStateSealer> {
   let sealer: InstanceType<typeof mcp.RequestStateSealer>;
   try {
-    sealer = mcp.RequestStateSealer.fromEnvironment(io.env);
+    // With a store, a state is used once across every replica, not once per process.
+    sealer = mcp.RequestStateSealer.fromEnvironment(
+      io.env,
+      store ? { sharedClaim: (id, expiresAt) => store.claimState(id, expiresAt) } : {},
+    );
   } catch (error) {
     if (error instanceof mcp.RequestStateKeyError) throw new UsageError(error.message);
     throw error;
@@ -320,4 +348,27 @@ function stateSealer(
     );
   }
   return sealer;
+}
+
+/**
+ * The shared store `--store` (or `TOOLPACT_STORE`) names, opened and migrated; an unreachable server
+ * is a usage error (exit 2) naming the host it tried.
+ */
+async function openStoreOption(
+  flag: string | boolean | undefined,
+  io: CliIo,
+  options: ServeToolsOptions,
+): Promise<PostgresStore | undefined> {
+  const url = typeof flag === 'string' ? flag : io.env.TOOLPACT_STORE;
+  if (url === undefined || url === '') return undefined;
+  const { openPostgresStore, StoreError } = await import('../store/index.js');
+  try {
+    return await openPostgresStore(url, {
+      auditFailure: options.policy.auditFailure ?? 'fail',
+      onWarning: (message) => io.stderr(`toolpact ${options.command}: ${message}\n`),
+    });
+  } catch (error) {
+    if (error instanceof StoreError) throw new UsageError(error.message);
+    throw error;
+  }
 }

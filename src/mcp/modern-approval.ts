@@ -50,7 +50,7 @@ export async function approvalCall(
   let resume: CallOptions['resume'];
   if (state !== undefined) {
     if (!states) return { envelope: refused(name, 'unknown_key', 'this server issues no request states') };
-    const opened = states.consume(state, binding);
+    const opened = await states.consumeShared(state, binding);
     if (!opened.ok) return { envelope: refused(name, opened.code, opened.message) };
     const answer = answerOf(ctx.mcpReq.inputResponses);
     // A retry with the state but no answer to the form: nothing is decided, so the call asks again.

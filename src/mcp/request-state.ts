@@ -161,6 +161,11 @@ export interface RequestStateOptions {
   readonly ttlMs?: number;
   /** Where consumed state ids are kept; default a {@link MemoryUsedStateStore} of this sealer's own. */
   readonly usedStates?: UsedStateStore;
+  /**
+   * A store every replica shares (`PostgresStore.claimState`): when given, single use is decided
+   * there, once across the fleet, by {@link RequestStateSealer.consumeShared}.
+   */
+  readonly sharedClaim?: (id: string, expiresAt: number) => Promise<'claimed' | 'used'>;
   /** The clock, in ms since the epoch (for tests); default `Date.now`. */
   readonly now?: () => number;
 }
@@ -249,6 +254,7 @@ export class RequestStateSealer {
   readonly #sealing: SealingKey;
   readonly #opening = new Map<number, KeyObject>();
   readonly #usedStates: UsedStateStore;
+  readonly #sharedClaim: RequestStateOptions['sharedClaim'];
   readonly #now: () => number;
 
   /**
@@ -318,6 +324,7 @@ export class RequestStateSealer {
       this.#opening.set(derived.id, derived.key);
     }
     this.#usedStates = options.usedStates ?? new MemoryUsedStateStore();
+    this.#sharedClaim = options.sharedClaim;
     this.#now = options.now ?? Date.now;
   }
 
@@ -382,6 +389,30 @@ export class RequestStateSealer {
    * const opened = sealer.consume(request.requestState, bindingFor(name, request.arguments, rule, principal));
    * if (!opened.ok) return { isError: true, content: [{ type: 'text', text: opened.message }] };
    */
+  /**
+   * {@link consume}, with single use decided by the shared store when the sealer has one (across
+   * every replica), else by its own. A store that cannot be reached refuses the state as `busy`.
+   *
+   * @example
+   * const opened = await sealer.consumeShared(request.requestState, binding);
+   */
+  async consumeShared(
+    state: unknown,
+    expected: RequestStateBinding,
+  ): Promise<RequestStateOpened | RequestStateRefusal> {
+    const claim = this.#sharedClaim;
+    if (!claim) return this.consume(state, expected);
+    const opened = this.#read(state, expected, false);
+    if (!opened.ok) return opened;
+    let claimed: 'claimed' | 'used';
+    try {
+      claimed = await claim(opened.id, opened.expiresAt);
+    } catch {
+      return refuse('busy', expected.tool);
+    }
+    return claimed === 'claimed' ? opened : refuse('used', expected.tool);
+  }
+
   consume(state: unknown, expected: RequestStateBinding): RequestStateOpened | RequestStateRefusal {
     return this.#read(state, expected, true);
   }

@@ -8,8 +8,26 @@ import {
 } from './policy.js';
 import { PolicyError } from './policy-error.js';
 
-const RULE_KEYS = new Set(['id', 'action', 'tool', 'category', 'source', 'arguments', 'when', 'reason']);
-const POLICY_KEYS = new Set(['rules', 'defaults', 'importedDefault', '$schema', 'description']);
+const RULE_KEYS = new Set([
+  'id',
+  'action',
+  'tool',
+  'category',
+  'source',
+  'arguments',
+  'when',
+  'reason',
+  'approver',
+]);
+const POLICY_KEYS = new Set([
+  'rules',
+  'defaults',
+  'importedDefault',
+  'approvals',
+  'auditFailure',
+  '$schema',
+  'description',
+]);
 const CONDITION_KEYS = ['under', 'glob', 'equals', 'oneOf'] as const;
 const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 
@@ -48,7 +66,7 @@ export function parsePolicy(input: unknown, where = 'policy'): Policy {
     if (!POLICY_KEYS.has(key)) {
       throw new PolicyError(
         'unknown_key',
-        `${where} has an unknown key "${key}". A policy has "rules", "defaults" and "importedDefault".`,
+        `${where} has an unknown key "${key}". A policy has "rules", "defaults", "importedDefault", "approvals" and "auditFailure".`,
       );
     }
   }
@@ -76,6 +94,16 @@ export function parsePolicy(input: unknown, where = 'policy'): Policy {
   if (input.defaults !== undefined) policy.defaults = parseDefaults(input.defaults, where);
   if (input.importedDefault !== undefined) {
     policy.importedDefault = parseAction(input.importedDefault, `${where}: "importedDefault"`, undefined);
+  }
+  if (input.approvals !== undefined) policy.approvals = parseApprovals(input.approvals, where);
+  if (input.auditFailure !== undefined) {
+    if (input.auditFailure !== 'fail' && input.auditFailure !== 'warn') {
+      throw new PolicyError(
+        'invalid_defaults',
+        `${where}: "auditFailure" must be "fail" or "warn", received ${describe(input.auditFailure)}.`,
+      );
+    }
+    policy.auditFailure = input.auditFailure;
   }
   const result = Object.freeze(policy);
   checked.add(result);
@@ -143,7 +171,67 @@ function parseRule(raw: unknown, index: number, where: string): PolicyRule {
     }
     rule.reason = raw.reason;
   }
+  if (raw.approver !== undefined) {
+    if (raw.approver !== 'queue' && raw.approver !== 'in-band') {
+      throw new PolicyError(
+        'invalid_rule',
+        `${at}: "approver" must be "queue" (a person decides later, from the store's queue) or "in-band" (the client asks its user), received ${describe(raw.approver)}.`,
+        id,
+      );
+    }
+    if (rule.action !== 'ask') {
+      throw new PolicyError(
+        'invalid_rule',
+        `${at}: "approver" applies only to a rule whose action is "ask", and this one's is "${rule.action}".`,
+        id,
+      );
+    }
+    rule.approver = raw.approver;
+  }
   return Object.freeze(rule);
+}
+
+const APPROVALS_KEYS = ['whenClientCannotAsk', 'expiresIn'];
+
+function parseApprovals(value: unknown, where: string): NonNullable<Policy['approvals']> {
+  const at = `${where}: "approvals"`;
+  if (!isRecord(value)) {
+    throw new PolicyError(
+      'invalid_defaults',
+      `${at} must be an object such as { "whenClientCannotAsk": "queue", "expiresIn": "24h" }, received ${describe(value)}.`,
+    );
+  }
+  for (const key of Object.keys(value)) {
+    if (!APPROVALS_KEYS.includes(key)) {
+      throw new PolicyError(
+        'unknown_key',
+        `${at} has an unknown key "${key}". It has: ${APPROVALS_KEYS.join(', ')}.`,
+      );
+    }
+  }
+  const approvals: {
+    -readonly [K in keyof NonNullable<Policy['approvals']>]: NonNullable<Policy['approvals']>[K];
+  } = {};
+  if (value.whenClientCannotAsk !== undefined) {
+    if (value.whenClientCannotAsk !== 'queue' && value.whenClientCannotAsk !== 'deny') {
+      throw new PolicyError(
+        'invalid_defaults',
+        `${at}: "whenClientCannotAsk" must be "queue" or "deny", received ${describe(value.whenClientCannotAsk)}.`,
+      );
+    }
+    approvals.whenClientCannotAsk = value.whenClientCannotAsk;
+  }
+  if (value.expiresIn !== undefined) {
+    const match = typeof value.expiresIn === 'string' ? /^(\d+)(m|h|d)$/.exec(value.expiresIn) : null;
+    if (!match || Number(match[1]) <= 0) {
+      throw new PolicyError(
+        'invalid_defaults',
+        `${at}: "expiresIn" must be a duration such as "30m", "24h" or "7d", received ${describe(value.expiresIn)}.`,
+      );
+    }
+    approvals.expiresIn = value.expiresIn as string;
+  }
+  return Object.freeze(approvals);
 }
 
 function parseAction(value: unknown, at: string, rule: string | undefined): PolicyAction {

@@ -51,8 +51,11 @@ export interface PolicyGateOptions {
   readonly approver?: PolicyApprover;
   /** Where "allow for the session" answers are kept (default: a new session for this gate). */
   readonly session?: ApprovalSession;
-  /** Told of every finished call, e.g. an audit log's `observe`. */
-  readonly observe?: (record: CallRecord) => void;
+  /**
+   * Told of every finished call, e.g. an audit log's `observe`; a promise it answers holds the call's
+   * result until the record is committed (see `RegistryOptions.observe`).
+   */
+  readonly observe?: (record: CallRecord) => unknown;
   /** How long to wait for the approver before denying, in milliseconds (default: no limit). */
   readonly approvalTimeoutMs?: number;
 }

@@ -70,6 +70,12 @@ export interface PolicyRule {
   readonly when?: (subject: PolicySubject) => boolean;
   /** Said to the model when this rule denies, and to the approver when it asks. */
   readonly reason?: string;
+  /**
+   * Who decides this rule's `ask`: `in-band` (default: the client asks its user, by elicitation) or
+   * `queue` (the ask goes to the store's queue and a person decides later, out of band: the call
+   * answers `approval_pending` at once, and the same call after the approval runs once).
+   */
+  readonly approver?: 'in-band' | 'queue';
 }
 
 /**
@@ -96,6 +102,18 @@ export interface Policy {
   readonly defaults?: { readonly [C in ToolCategory]?: PolicyAction };
   /** The least a tool from another source gets when no rule matches (default `ask`). */
   readonly importedDefault?: PolicyAction;
+  /** Out-of-band approvals, where a store holds them (`--store`; see docs/deploy.md). */
+  readonly approvals?: {
+    /** An `ask` from a client that cannot elicit: `deny` (default) or `queue` it. */
+    readonly whenClientCannotAsk?: 'queue' | 'deny';
+    /** How long a queued approval waits for a decision (`30m`, `24h`, `7d`; default `24h`). */
+    readonly expiresIn?: string;
+  };
+  /**
+   * When a call's audit record cannot be committed to a shared store: `fail` (default) withholds the
+   * outcome and answers `store_unavailable`; `warn` sends the result and reports the lost record.
+   */
+  readonly auditFailure?: 'fail' | 'warn';
 }
 
 /** The source name of tools defined in this process. */

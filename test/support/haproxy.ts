@@ -6,8 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   freePort,
   logTail,
-  processGroup,
-  processGroupGone,
+  processesGone,
+  processTree,
   type Running,
   registerLeftover,
   spawnLogged,
@@ -132,11 +132,12 @@ export async function startHaproxy(backends: readonly Backend[]): Promise<Haprox
   const halt = async (): Promise<void> => {
     const running = current;
     if (!running || running.done) return;
+    const tree = processTree(running.pid);
     try {
       process.kill(running.pid, 'SIGTERM');
     } catch {}
     await running.exited;
-    await processGroupGone(running.pid);
+    await processesGone(tree);
   };
 
   try {
@@ -188,7 +189,7 @@ export async function startHaproxy(backends: readonly Backend[]): Promise<Haprox
         await command(`set server ${BACKEND}/s${index + 1} state maint`, /^$/);
       }
     },
-    processes: () => (current && !current.done ? processGroup(current.pid) : []),
+    processes: () => (current && !current.done ? processTree(current.pid) : []),
     async stop() {
       await halt();
       unregisterLeftover(dir);

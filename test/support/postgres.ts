@@ -34,7 +34,7 @@ export function fleetRequired(): boolean {
 }
 
 /**
- * The directory holding `initdb`, `postgres` and `pg_ctl`: `TOOLPACT_POSTGRES_BIN` when set, else the
+ * The directory holding `initdb` and `postgres`: `TOOLPACT_POSTGRES_BIN` when set, else the
  * newest major version under /usr/lib/postgresql.
  */
 export function postgresBinDir(): string | undefined {
@@ -85,13 +85,13 @@ export interface PostgresServer {
   start(): Promise<void>;
   /** `shutdown()` then `start()`. */
   restart(): Promise<void>;
-  /** SIGKILL to the postmaster and every backend at once, as a crash; `start()` then runs crash recovery. */
+  /** SIGKILL to the postmaster and all its children at once, as a crash; `start()` then runs crash recovery. */
   kill(): Promise<void>;
   /** Stops the server and removes its directory. */
   stop(): Promise<void>;
 }
 
-/** Settings passed to `postgres` with `-c`; they override the defaults below. */
+/** Settings passed to `postgres` with `-c`, over the harness's own (fsync off, 200 connections, loopback only). */
 export interface PostgresOptions {
   readonly settings?: Readonly<Record<string, string>>;
 }
@@ -100,12 +100,12 @@ const ROLE = 'toolpact';
 const DATABASE = 'toolpact';
 const SUPERUSER = 'postgres';
 
-/** The user that runs the cluster: `nobody` when this process is root (PostgreSQL refuses root). */
 interface ClusterUser {
   readonly uid: number;
   readonly gid: number;
 }
 
+/** The user that runs the cluster: `nobody` when this process is root (PostgreSQL refuses root). */
 function clusterUser(): ClusterUser | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const line = readFileSync('/etc/passwd', 'utf8')
@@ -136,23 +136,49 @@ function makeClusterDir(prefix: string, user: ClusterUser | undefined): string {
   return dir;
 }
 
-/** A port that was free on 127.0.0.1 a moment ago. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return address.port;
+/** The ports the kernel picks from for outgoing connections (and for `listen(0)`). */
+function ephemeralPorts(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    return [Number(low), Number(high)];
+  } catch {
+    return [32768, 60999];
+  }
 }
 
-/** The live (not zombie) processes of process group `group`, read from /proc; empty where there is none. */
-export function processGroup(group: number): number[] {
-  if (!existsSync('/proc')) return [];
-  const found: number[] = [];
+async function listenable(port: number): Promise<number | undefined> {
+  const server = createServer();
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (!listening) return undefined;
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return address !== null && typeof address !== 'string' ? address.port : undefined;
+}
+
+/**
+ * A port that was free on 127.0.0.1 a moment ago, outside the range the kernel gives outgoing
+ * connections: a server stopped under load can then have its port back, since no client socket
+ * can have taken it meanwhile.
+ */
+export async function freePort(): Promise<number> {
+  const [low, high] = ephemeralPorts();
+  const [from, to] = low - 10_000 >= 1024 ? [10_000, low - 1] : [high + 1, 65_535];
+  for (let attempt = 0; attempt < 100 && from < to; attempt++) {
+    const port = await listenable(from + Math.floor(Math.random() * (to - from + 1)));
+    if (port !== undefined) return port;
+  }
+  const port = await listenable(0);
+  if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  return port;
+}
+
+/** Each live (not zombie) process's parent, read from /proc; empty where there is none. */
+function liveParents(): Map<number, number> {
+  const parents = new Map<number, number>();
+  if (!existsSync('/proc')) return parents;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -162,9 +188,20 @@ export function processGroup(group: number): number[] {
       continue;
     }
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields[0] !== 'Z' && fields[0] !== 'X' && Number(fields[2]) === group) found.push(Number(entry));
+    if (fields[0] !== 'Z' && fields[0] !== 'X') parents.set(Number(entry), Number(fields[1]));
   }
-  return found;
+  return parents;
+}
+
+/** `pid` and its live descendants (PostgreSQL's children are each in a process group of their own). */
+export function processTree(pid: number): number[] {
+  const parents = liveParents();
+  if (!parents.has(pid)) return [];
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  }
+  return tree;
 }
 
 /** True while `pid` is a live process (a zombie counts as gone). */
@@ -184,9 +221,9 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** Waits until no live process is left in `group` (after the leader has been reaped). */
-export async function processGroupGone(group: number): Promise<void> {
-  while (processGroup(group).length > 0) await sleep(20);
+/** Waits until none of `pids` is alive. */
+export async function processesGone(pids: readonly number[]): Promise<void> {
+  while (pids.some(processAlive)) await sleep(20);
 }
 
 /** A child process and the promise of its exit. */
@@ -197,7 +234,7 @@ export interface Running {
   done: boolean;
 }
 
-/** Spawns a detached (own process group) child whose output goes to `log`. */
+/** Spawns a child, in a process group of its own, whose output goes to `log`. */
 export function spawnLogged(
   command: string,
   args: readonly string[],
@@ -243,26 +280,55 @@ export function logTail(log: string, lines = 20): string {
   }
 }
 
-/** Everything the harness started, killed and removed if the test process exits without stopping it. */
+/** Everything the harness started, killed and removed if the test process ends without stopping it. */
 const leftovers = new Map<string, () => number | undefined>();
-let exitHookInstalled = false;
+let exitHooksInstalled = false;
 
-/** Registers a started server so an exiting test process does not leave it behind. */
-export function registerLeftover(dir: string, group: () => number | undefined): void {
-  leftovers.set(dir, group);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const [path, pid] of leftovers) {
-      const group = pid();
-      if (group !== undefined) {
-        try {
-          process.kill(-group, 'SIGKILL');
-        } catch {}
-      }
+function removeLeftovers(): void {
+  for (const [path, running] of leftovers) {
+    const root = running();
+    if (root !== undefined) killTree(root);
+    try {
       rmSync(path, { recursive: true, force: true });
-    }
-  });
+    } catch {}
+  }
+  leftovers.clear();
+}
+
+/**
+ * Registers a started server so that a test process that ends without stopping it (an exit, or the
+ * SIGTERM with which vitest ends its workers) does not leave it running.
+ */
+export function registerLeftover(dir: string, pid: () => number | undefined): void {
+  leftovers.set(dir, pid);
+  if (exitHooksInstalled) return;
+  exitHooksInstalled = true;
+  process.on('exit', removeLeftovers);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    const onSignal = (): void => {
+      removeLeftovers();
+      process.off(signal, onSignal);
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    process.on(signal, onSignal);
+  }
+}
+
+/**
+ * SIGKILL to `root` and all its descendants at once, as a crash would: the root is stopped first so it
+ * starts no new child meanwhile. Returns the processes it killed.
+ */
+export function killTree(root: number): number[] {
+  try {
+    process.kill(root, 'SIGSTOP');
+  } catch {}
+  const tree = processTree(root);
+  for (const pid of tree.length > 0 ? tree : [root]) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {}
+  }
+  return tree;
 }
 
 export function unregisterLeftover(dir: string): void {
@@ -336,11 +402,15 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   const halt = async (signal: 'SIGINT' | 'SIGKILL'): Promise<void> => {
     const running = current;
     if (!running || running.done) return;
-    try {
-      process.kill(signal === 'SIGKILL' ? -running.pid : running.pid, signal);
-    } catch {}
+    let tree = processTree(running.pid);
+    if (signal === 'SIGKILL') tree = killTree(running.pid);
+    else {
+      try {
+        process.kill(running.pid, signal);
+      } catch {}
+    }
     await running.exited;
-    await processGroupGone(running.pid);
+    await processesGone(tree);
   };
 
   try {
@@ -397,7 +467,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     get pid() {
       return current && !current.done ? current.pid : undefined;
     },
-    processes: () => (current && !current.done ? processGroup(current.pid) : []),
+    processes: () => (current && !current.done ? processTree(current.pid) : []),
     async createDatabase(name) {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
       const admin = superuserClient();

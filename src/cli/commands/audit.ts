@@ -23,8 +23,10 @@ export const command: Command = {
   usage: [
     'toolpact audit query <file> [--tool <name,...>] [--since <when>] [--until <when>] [--outcome <type>]',
     '                            [--decision allow|deny|ask|none] [--limit <n>] [--format table|json]',
+    'toolpact audit query --store <postgres URL> [the same filters]',
     '',
     '  <file>       an audit log written by --audit, openAuditLog or openSqliteAuditLog',
+    '  --store      the shared store of a fleet (or TOOLPACT_STORE): its audit_log table answers the same',
     '  --tool       only calls to these tools, comma-separated',
     '  --since      only calls started since: a duration back from now (90s, 15m, 1h, 7d, 2w) or an',
     '               ISO 8601 time (2026-05-01T12:00:00Z)',
@@ -45,6 +47,7 @@ export const command: Command = {
       decision: 'string',
       limit: 'string',
       format: 'string',
+      store: 'string',
     });
     const [action, file, ...extra] = positionals;
     if (action !== 'query') {
@@ -54,7 +57,10 @@ export const command: Command = {
           : `Unknown subcommand "${action}"; the one there is: query.`,
       );
     }
-    if (!file) throw new UsageError('Give the audit log file to query.');
+    const storeUrl = typeof flags.store === 'string' ? flags.store : file ? undefined : io.env.TOOLPACT_STORE;
+    if (storeUrl && file) throw new UsageError('Give an audit log file or --store, not both.');
+    if (!file && !storeUrl)
+      throw new UsageError('Give the audit log file to query, or --store <postgres URL>.');
     if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}.`);
     const format = flags.format ?? 'table';
     if (format !== 'table' && format !== 'json') {
@@ -79,12 +85,17 @@ export const command: Command = {
       limit: Number(limitText),
     };
     let entries: AuditEntry[];
-    try {
-      entries = queryAuditLog(resolve(io.cwd, file), query);
-    } catch (error) {
-      if (error instanceof AuditSinkError)
-        throw new UsageError(error.message.replace(resolve(io.cwd, file), file));
-      throw error;
+    if (storeUrl) {
+      entries = await queryStore(storeUrl, query);
+    } else {
+      const path = file as string;
+      try {
+        entries = queryAuditLog(resolve(io.cwd, path), query);
+      } catch (error) {
+        if (error instanceof AuditSinkError)
+          throw new UsageError(error.message.replace(resolve(io.cwd, path), path));
+        throw error;
+      }
     }
     if (format === 'json') {
       io.stdout(`${JSON.stringify(entries, null, 2)}\n`);
@@ -112,3 +123,18 @@ export const command: Command = {
     return 0;
   },
 };
+
+/** The audit entries of the shared store; a store that cannot be reached is a usage error naming its host. */
+async function queryStore(url: string, query: AuditQuery): Promise<AuditEntry[]> {
+  const { openPostgresStore, StoreError } = await import('../../store/index.js');
+  let store: Awaited<ReturnType<typeof openPostgresStore>> | undefined;
+  try {
+    store = await openPostgresStore(url, { poolSize: 1 });
+    return await store.queryAudit(query);
+  } catch (error) {
+    if (error instanceof StoreError || error instanceof AuditSinkError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    await store?.close();
+  }
+}

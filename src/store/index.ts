@@ -1,0 +1,20 @@
+/**
+ * `toolpact/store`: what a fleet of toolpact servers shares, in PostgreSQL: the audit log, the queue of
+ * out-of-band approvals, and the single use of request states. See docs/deploy.md.
+ *
+ * @example
+ * import { openPostgresStore } from 'toolpact/store';
+ * const store = await openPostgresStore(process.env.TOOLPACT_STORE!);
+ */
+export {
+  type Approval,
+  type ApprovalDecision,
+  type ApprovalQueueOptions,
+  type ApprovalStore,
+  describeUrl,
+  openPostgresStore,
+  type PostgresStore,
+  type PostgresStoreOptions,
+} from './postgres-store.js';
+export { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+export { StoreError, type StoreErrorCode } from './store-error.js';

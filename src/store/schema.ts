@@ -1,0 +1,60 @@
+// The tables of the shared store, created and migrated on start (docs/deploy.md describes each).
+
+/** The advisory lock replicas take to migrate one at a time. */
+export const SCHEMA_LOCK = 0x7001_9ac7;
+
+/** Each step from one schema version to the next, applied in order in one transaction. */
+export const MIGRATIONS: readonly { readonly version: number; readonly sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE audit_log (
+  id BIGSERIAL PRIMARY KEY,
+  v INTEGER NOT NULL,
+  time TEXT NOT NULL,
+  time_ms BIGINT NOT NULL,
+  tool TEXT NOT NULL,
+  category TEXT,
+  source TEXT,
+  call_id TEXT,
+  arguments_digest TEXT,
+  arguments TEXT,
+  decision_action TEXT,
+  decision_rule TEXT,
+  decision_reason TEXT,
+  decision_approval TEXT,
+  outcome TEXT NOT NULL,
+  duration_ms DOUBLE PRECISION NOT NULL,
+  delegation_depth INTEGER NOT NULL
+);
+CREATE INDEX audit_log_time ON audit_log (time_ms);
+CREATE INDEX audit_log_tool_time ON audit_log (tool, time_ms);
+CREATE TABLE approvals (
+  id TEXT PRIMARY KEY,
+  tool TEXT NOT NULL,
+  arguments JSONB,
+  arguments_digest TEXT NOT NULL,
+  principal TEXT NOT NULL,
+  client JSONB,
+  rule TEXT,
+  reason TEXT,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'used')),
+  created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+  expires_at TIMESTAMPTZ NOT NULL,
+  decided_by TEXT,
+  decided_at TIMESTAMPTZ,
+  decision_reason TEXT,
+  used_at TIMESTAMPTZ,
+  reported BOOLEAN NOT NULL DEFAULT false
+);
+CREATE UNIQUE INDEX approvals_open ON approvals (tool, arguments_digest, principal) WHERE status IN ('pending', 'approved');
+CREATE INDEX approvals_status ON approvals (status, created_at);
+CREATE TABLE used_request_states (
+  id TEXT PRIMARY KEY,
+  expires_at BIGINT NOT NULL
+);`,
+  },
+];
+
+/** The version this toolpact writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
