@@ -199,6 +199,8 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
         )
       : undefined;
     const listing = search ? (statelessSearch ? search.stateless : search) : served.listing;
+    // With a store, a change on one replica reaches the listen streams open on every replica.
+    const bus = shared && http ? await shared.eventBus() : undefined;
     const common = {
       requestState: stateSealer(mcp, io, http, command, shared),
       ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
@@ -211,7 +213,7 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
         : statelessSearch
           ? `${registry.size} tools (${search.stateless.schemas().length} listed, call_tool among them)`
           : `${registry.size} tools (${search.activeTools().length} listed until a search loads more)`;
-    return await serve(mcp, registry, common, toolCount);
+    return await serve(mcp, registry, common, toolCount, bus);
   } finally {
     stop.dispose();
     if (!served) audit?.close();
@@ -230,6 +232,7 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
     registry: Registry,
     common: McpServerOptions & Pick<StdioServeOptions, 'requestState'>,
     toolCount: () => string,
+    bus: import('../store/index.js').PostgresEventBus | undefined,
   ): Promise<0> {
     if (!http) {
       const running = await mcp.serveStdio(registry, common);
@@ -243,6 +246,7 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
     try {
       running = await mcp.serveHttp(registry, {
         ...common,
+        ...(bus ? { bus } : {}),
         host,
         port,
         path,

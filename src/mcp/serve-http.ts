@@ -8,6 +8,7 @@ import {
   isInitializeRequest,
   isJsonContentType,
   type Server,
+  type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
@@ -49,6 +50,12 @@ export interface HttpServeOptions extends McpServerOptions {
    * share; without it, a key of this process, so a retry must come back to this process).
    */
   readonly requestState?: RequestStateSealer;
+  /**
+   * Where the change events of revision 2026-07-28 `subscriptions/listen` streams come from (the
+   * SDK's `ServerEventBus`): by default this process alone; a fleet gives one every replica shares
+   * (`PostgresStore.eventBus()`), so a change on one replica reaches the streams open on all of them.
+   */
+  readonly bus?: ServerEventBus;
 }
 
 /** A listening MCP HTTP server. */
@@ -118,7 +125,7 @@ export async function serveHttp(
   const approvals = options.requestState ?? RequestStateSealer.fromEnvironment();
   const modern = createMcpHandler(
     () => buildMcpServer(registry, options, { listChanged: true, serverRequests: false }, approvals),
-    { legacy: 'reject', maxRequestBodySize: maxBody },
+    { legacy: 'reject', maxRequestBodySize: maxBody, ...(options.bus ? { bus: options.bus } : {}) },
   );
   const serveModern = toNodeHandler(modern, { maxRequestBodySize: maxBody });
   // Modern clients see the listing's stateless view, which changes only with the registry: a legacy

@@ -6,6 +6,8 @@
  * import { openPostgresStore } from 'toolpact/store';
  * const store = await openPostgresStore(process.env.TOOLPACT_STORE!);
  */
+
+export { EVENT_CHANNEL, type PostgresEventBus, postgresEventBus } from './event-bus.js';
 export {
   type Approval,
   type ApprovalDecision,

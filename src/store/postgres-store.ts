@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import type { Pool, PoolClient, PoolConfig } from 'pg';
+import type { Client, ClientConfig, Pool, PoolClient, PoolConfig } from 'pg';
 import type { ApprovalAnswer, ApprovalQueue, PauseAnswer, PendingApproval } from '../dispatch/gate.js';
 import { mcpContextOf } from '../mcp/request-context.js';
 import { type AuditEntry, type AuditLogOptions, toEntry } from '../policy/audit-log.js';
@@ -17,6 +17,7 @@ import { digestOf } from '../policy/digest.js';
 import type { Policy } from '../policy/policy.js';
 import { redactValue } from '../policy/redact.js';
 import type { CallRecord } from '../registry/registry.js';
+import { type PostgresEventBus, postgresEventBus } from './event-bus.js';
 import { MIGRATIONS, SCHEMA_LOCK, SCHEMA_VERSION } from './schema.js';
 import { StoreError } from './store-error.js';
 
@@ -110,6 +111,11 @@ export interface PostgresStore {
    * principal after the approval runs once, whichever replica it reaches.
    */
   approvalQueue(policy: Policy, options?: ApprovalQueueOptions): ApprovalQueue;
+  /**
+   * The change-event bus every replica's `subscriptions/listen` streams share (PostgreSQL
+   * `LISTEN`/`NOTIFY` on a dedicated connection), for `serveHttp`'s `bus`. Closed with the store.
+   */
+  eventBus(): Promise<PostgresEventBus>;
   /** Marks a request state used, once across every replica: the fleet's `UsedStateStore`. */
   claimState(id: string, expiresAt: number): Promise<'claimed' | 'used'>;
   close(): Promise<void>;
@@ -226,6 +232,7 @@ export async function openPostgresStore(
   };
 
   const approvals = approvalStore(pool);
+  const buses: PostgresEventBus[] = [];
 
   return {
     where: target,
@@ -250,6 +257,21 @@ export async function openPostgresStore(
         .map((row) => auditEntryFromRow(numbersOf(row) as AuditRow));
     },
     approvalQueue: (policy, queueOptions = {}) => approvalQueue(pool, policy, queueOptions),
+    async eventBus() {
+      const bus = await postgresEventBus(
+        () =>
+          new pg.Client({
+            connectionString: url,
+            connectionTimeoutMillis: timeout,
+            application_name: 'toolpact-events',
+          }),
+        options.onWarning
+          ? { onError: (error) => options.onWarning?.(`the event bus: ${error.message}`) }
+          : {},
+      );
+      buses.push(bus);
+      return bus;
+    },
     async claimState(id, expiresAt) {
       await pool.query('DELETE FROM used_request_states WHERE expires_at < $1', [Date.now()]);
       const result = await pool.query(
@@ -259,6 +281,7 @@ export async function openPostgresStore(
       return result.rowCount === 1 ? 'claimed' : 'used';
     },
     async close() {
+      await Promise.all(buses.splice(0).map((bus) => bus.close()));
       if (!open && inFlight.size === 0 && queue.length === 0) {
         await pool.end().catch(() => {});
         return;
@@ -571,7 +594,10 @@ function reasonOf(error: unknown): string {
   return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
 }
 
-type PgModule = { Pool: new (config: PoolConfig) => Pool };
+type PgModule = {
+  Pool: new (config: PoolConfig) => Pool;
+  Client: new (config: ClientConfig) => Client;
+};
 let driver: PgModule | undefined;
 
 // Loaded on first use, so only a process given a store needs the optional package.

@@ -5,10 +5,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { defineTool, Registry } from '../../src/index.js';
+import { serveHttp } from '../../src/mcp/index.js';
 import { bindingFor, RequestStateSealer } from '../../src/mcp/request-state.js';
 import { createPolicyGate, definePolicy, openSqliteAuditLog } from '../../src/policy/index.js';
 import { openPostgresStore, type PostgresStore, StoreError } from '../../src/store/index.js';
@@ -300,4 +302,66 @@ describe.runIf(hasPostgres)('the PostgreSQL store', () => {
     expect(opened.map((each) => each.ok).sort()).toEqual([false, true]);
     expect(opened.find((each) => !each.ok)).toMatchObject({ code: 'used' });
   });
+
+  test('the event bus carries a change published on one replica to the others, once each', async () => {
+    const url = await freshDatabase();
+    const [storeA, storeB] = await Promise.all([open(url), open(url)]);
+    const [busA, busB] = await Promise.all([storeA.eventBus(), storeB.eventBus()]);
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    busA.subscribe((event) => seenA.push(event.kind));
+    busB.subscribe((event) => seenB.push(event.kind));
+    busA.publish({ kind: 'tools_list_changed' });
+    await until(() => seenB.length === 1, 'replica B heard the change');
+    expect(seenA).toEqual(['tools_list_changed']);
+    expect(seenB).toEqual(['tools_list_changed']);
+    // Nothing echoes back to the publisher.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(seenA).toHaveLength(1);
+  });
+
+  test('a tool registered on one replica reaches a subscriptions/listen stream open on another', async () => {
+    const url = await freshDatabase();
+    const [storeA, storeB] = await Promise.all([open(url), open(url)]);
+    const registryA = replica(storeA);
+    const registryB = replica(storeB);
+    const [serverA, serverB] = await Promise.all([
+      serveHttp(registryA, { port: 0, bus: await storeA.eventBus() }),
+      serveHttp(registryB, { port: 0, bus: await storeB.eventBus() }),
+    ]);
+    const client = new McpClient(
+      { name: 'listener', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(serverB.url)));
+      let changed = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        changed += 1;
+      });
+      const subscription = await client.listen({ toolsListChanged: true });
+      registryA.register(
+        defineTool({
+          name: 'rollback',
+          description: 'Roll a service back to its previous release. Changes production.',
+          category: 'write',
+          input: z.object({ service: z.string().describe('The service to roll back.') }),
+          execute: () => ({ rolledBack: true }),
+        }),
+      );
+      await until(() => changed >= 1, 'the stream on replica B was told');
+      await subscription.close();
+    } finally {
+      await client.close().catch(() => {});
+      await Promise.all([serverA.close(), serverB.close()]);
+    }
+  });
 });
+
+async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
