@@ -1,18 +1,37 @@
+import type { CallOptions } from '../dispatch/call.js';
+import { permissionDeniedFailure } from '../dispatch/errors.js';
+import type { PendingApproval } from '../dispatch/gate.js';
 import type { Registry } from '../registry/registry.js';
-import { type CallOutcome, dispatchProviderCalls, type ProviderCall } from '../schema/dispatch-calls.js';
+import {
+  type CallOutcome,
+  dispatchProviderCalls,
+  type ProviderCall,
+  type RunCallsOptions,
+} from '../schema/dispatch-calls.js';
 import { toolNameMap } from '../schema/names.js';
 import type { ModelAdapter, ModelTurn, TokenUsage } from './model.js';
 import { type AgentModelError, toModelError } from './model-error.js';
+import {
+  AGENT_STATE_KIND,
+  AGENT_STATE_VERSION,
+  type AgentDecisions,
+  type AgentPauseState,
+  type AgentPendingCall,
+  AgentResumeError,
+  claimPause,
+  type RestoredPause,
+  restorePause,
+} from './pause-state.js';
 import { type AgentTelemetry, inAgentSpan, inChatSpan } from './telemetry.js';
 
 /** Why a run stopped. */
-export type AgentStopReason = 'text' | 'max_steps' | 'aborted' | 'budget' | 'model_error';
+export type AgentStopReason = 'text' | 'max_steps' | 'aborted' | 'budget' | 'model_error' | 'approval';
 
 /**
  * Every stop reason, in a stable order (for docs and meta-tests).
  *
  * @example
- * for (const reason of AGENT_STOP_REASONS) console.log(reason); // text, max_steps, aborted, budget, model_error
+ * for (const reason of AGENT_STOP_REASONS) console.log(reason); // text, max_steps, aborted, budget, model_error, approval
  */
 export const AGENT_STOP_REASONS: readonly AgentStopReason[] = Object.freeze([
   'text',
@@ -20,6 +39,7 @@ export const AGENT_STOP_REASONS: readonly AgentStopReason[] = Object.freeze([
   'aborted',
   'budget',
   'model_error',
+  'approval',
 ]);
 
 /** One model request and the calls it asked for. */
@@ -46,6 +66,13 @@ export interface AgentResult<Message> {
   readonly stopReason: AgentStopReason;
   /** Set when `stopReason` is `model_error`. */
   readonly error?: AgentModelError;
+  /** Set when `stopReason` is `approval`: the calls waiting for a decision, in call order. */
+  readonly pending?: readonly AgentPendingCall[];
+  /**
+   * Set when `stopReason` is `approval`: plain JSON to store, and to go on from with
+   * `runAgent({ ...options, resume: state, decisions })`, in this process or another.
+   */
+  readonly state?: AgentPauseState<Message>;
 }
 
 /** What happens during a run, in order. */
@@ -63,15 +90,19 @@ export type AgentEvent<Message = unknown> =
   | { readonly type: 'step'; readonly step: AgentStep }
   | { readonly type: 'done'; readonly result: AgentResult<Message> };
 
-/** Options of {@link runAgent}. */
-export interface RunAgentOptions<Message> {
+/** The options of {@link runAgent} but where it starts from. */
+export interface RunAgentSettings<Message> {
   /** The model: `openaiChat(client, { model })`, `anthropicMessages(…)`, `geminiGenerate(…)`, … */
   readonly model: ModelAdapter<Message>;
   /** The tools, behind their gate: every call goes through `registry.call` (parse, validate, gate, run). */
   readonly registry: Registry;
-  /** The transcript to start from, in the provider's message shape; it is copied, never changed. */
-  readonly messages: readonly Message[];
-  /** The most model requests in the run (default 20). */
+  /**
+   * Who answers the gate's `ask`: `approver` (default), the registry's approver, during the run; or
+   * `interrupt`, nobody now: the run stops after the step's other calls with `stopReason: 'approval'`,
+   * the pending calls and a `state` to resume from with the decisions.
+   */
+  readonly approvals?: 'approver' | 'interrupt';
+  /** The most model requests in the run (default 20, or the paused run's bound on a resume). */
   readonly maxSteps?: number;
   /** Stop before a request once this many tokens (input + output, from `usage`) have been used. */
   readonly maxTokens?: number;
@@ -104,12 +135,36 @@ export interface RunAgentOptions<Message> {
   readonly telemetry?: AgentTelemetry;
 }
 
+/**
+ * Options of {@link runAgent}: the settings, and either `messages` to start from, or the `state` of a
+ * run paused for approval with a decision for each of its pending calls.
+ */
+export type RunAgentOptions<Message> = RunAgentSettings<Message> &
+  (
+    | {
+        /** The transcript to start from, in the provider's message shape; it is copied, never changed. */
+        readonly messages: readonly Message[];
+        readonly resume?: undefined;
+        readonly decisions?: undefined;
+      }
+    | {
+        /** Ignored on a resume: the transcript is the state's. */
+        readonly messages?: readonly Message[];
+        /** The `state` of a result whose `stopReason` is `approval` (after a JSON round trip, if stored). */
+        readonly resume: AgentPauseState<Message>;
+        /** A decision for each pending call, by `callId`. */
+        readonly decisions: AgentDecisions;
+      }
+  );
+
 const DEFAULT_MAX_STEPS = 20;
 
 /**
  * Runs the loop: send the transcript with the tools, read the calls, dispatch them through the registry
  * (its gate and approvals decide what runs), append the results in the provider's shape, and repeat until
- * the model answers in text or a bound stops it. Never rejects for anything a model or a provider did:
+ * the model answers in text or a bound stops it. Under `approvals: 'interrupt'` a call the gate asks about
+ * waits: the run stops after the step's other calls with `stopReason: 'approval'`, the pending calls and
+ * a JSON `state`; `resume` with `decisions` goes on from it, running each allowed call once. Never rejects for anything a model or a provider did:
  * bad arguments and unknown tools become envelopes the model reads on the next step, and a provider
  * failure (after the SDK's own retries) ends the run with `model_error`, the transcript kept.
  *
@@ -122,6 +177,15 @@ const DEFAULT_MAX_STEPS = 20;
  *   messages: [{ role: 'user', content: 'Summarize docs/guide.md' }],
  * });
  * console.log(result.stopReason, result.text);
+ *
+ * // Pause at the gate's `ask`, and go on later, in this process or another:
+ * const paused = await runAgent({ model, registry, messages, approvals: 'interrupt' });
+ * if (paused.stopReason === 'approval') await save(JSON.stringify(paused.state));
+ * const resumed = await runAgent({
+ *   model, registry, approvals: 'interrupt',
+ *   resume: JSON.parse(await load()),
+ *   decisions: { [paused.pending![0]!.callId]: { action: 'allow' } },
+ * });
  */
 export async function runAgent<Message>(options: RunAgentOptions<Message>): Promise<AgentResult<Message>> {
   return drive(options, options.signal);
@@ -215,35 +279,99 @@ async function loop<Message>(
   signal: AbortSignal | undefined,
 ): Promise<AgentResult<Message>> {
   const { model, registry, telemetry } = options;
-  const maxSteps = checkCount(options.maxSteps ?? DEFAULT_MAX_STEPS, 'maxSteps');
-  const maxTokens = options.maxTokens === undefined ? undefined : checkCount(options.maxTokens, 'maxTokens');
+  const restored = resumeOf(options);
+  const paused = restored?.state;
+  const maxSteps = checkCount(options.maxSteps ?? paused?.maxSteps ?? DEFAULT_MAX_STEPS, 'maxSteps');
+  const tokenBound = options.maxTokens ?? paused?.maxTokens;
+  const maxTokens = tokenBound === undefined ? undefined : checkCount(tokenBound, 'maxTokens');
   const concurrency = checkCount(options.concurrency ?? 4, 'concurrency');
+  const interrupt = approvalsOf(options.approvals) === 'interrupt';
+  if (paused) claimPause(paused);
   const emit = (event: AgentEvent<Message>) => notify(options.onEvent, event);
-  const messages = [...options.messages];
+  const messages = paused ? [...paused.messages] : [...(options.messages ?? [])];
   const steps: AgentStep[] = [];
-  let inputTokens = 0;
-  let outputTokens = 0;
-  let text = '';
-  const finish = (stopReason: AgentStopReason, error?: AgentModelError): AgentResult<Message> => {
+  let inputTokens = paused?.usage.inputTokens ?? 0;
+  let outputTokens = paused?.usage.outputTokens ?? 0;
+  let text = paused?.step.text ?? '';
+  const finish = (
+    stopReason: AgentStopReason,
+    extra: Pick<AgentResult<Message>, 'error' | 'pending' | 'state'> = {},
+  ): AgentResult<Message> => {
     const result: AgentResult<Message> = {
       text,
       messages,
       steps,
       usage: { inputTokens, outputTokens },
       stopReason,
-      ...(error ? { error } : {}),
+      ...extra,
     };
     emit({ type: 'done', result });
     return result;
   };
-  const callOptions = {
+  const callOptions: RunCallsOptions = {
     concurrency,
     strict: model.schemaOptions.strict === true,
     ...(signal ? { signal } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.state !== undefined ? { state: options.state } : {}),
   };
-  for (let index = 0; ; index++) {
+  const settings: CallSettings = { registry, format: model.format, callOptions, interrupt, concurrency };
+  // The end of a step: its results appended, or, when a call waits for a decision, the pause.
+  const close = (turn: StepTurn, settled: Settled): AgentResult<Message> | undefined => {
+    const outcomes = settled.map((entry) => entry.outcome);
+    const step: AgentStep = {
+      index: turn.index,
+      text: turn.text,
+      calls: outcomes,
+      usage: turn.usage,
+      finishReason: turn.finishReason,
+    };
+    steps.push(step);
+    const pending = settled.flatMap((entry) => (entry.pending ? [entry.pending] : []));
+    if (pending.length > 0) {
+      const state = pauseState<Message>({
+        format: model.format,
+        messages,
+        turn,
+        settled,
+        usage: { inputTokens, outputTokens },
+        maxSteps,
+        maxTokens,
+        pending,
+      });
+      return finish('approval', { pending: state.pending, state });
+    }
+    if (outcomes.length > 0) messages.push(...model.toolResults(outcomes));
+    notify(options.onStep, step);
+    emit({ type: 'step', step });
+    return undefined;
+  };
+  const report = (settled: Settled, index: number) => {
+    for (const entry of settled) {
+      if (entry.pending) continue;
+      notify(options.onToolResult, entry.outcome, index);
+      emit({ type: 'tool_result', step: index, outcome: entry.outcome });
+    }
+  };
+  let index = 0;
+  if (restored && paused) {
+    index = paused.step.index;
+    const settled = await settleDecided(settings, restored);
+    report(
+      settled.filter((_, position) => restored.calls[position]!.pending !== undefined),
+      index,
+    );
+    const turn: StepTurn = {
+      index,
+      text: paused.step.text,
+      usage: paused.step.usage,
+      finishReason: paused.step.finishReason,
+    };
+    const ended = close(turn, settled);
+    if (ended) return ended;
+    index++;
+  }
+  for (; ; index++) {
     if (signal?.aborted) return finish('aborted');
     if (index >= maxSteps) return finish('max_steps');
     if (maxTokens !== undefined && inputTokens + outputTokens >= maxTokens) return finish('budget');
@@ -256,14 +384,14 @@ async function loop<Message>(
         : model.generate(request));
     } catch (error) {
       if (signal?.aborted) return finish('aborted');
-      return finish('model_error', toModelError(error, index, model.provider, model.model));
+      return finish('model_error', { error: toModelError(error, index, model.provider, model.model) });
     }
     inputTokens += turn.usage?.inputTokens ?? 0;
     outputTokens += turn.usage?.outputTokens ?? 0;
     messages.push(...turn.messages);
     text = turn.text;
     emit({ type: 'model_response', step: index, turn });
-    let outcomes: CallOutcome[] = [];
+    let settled: Settled = [];
     if (turn.calls.length > 0) {
       const names = toolNameMap(registry.schemas(), model.format);
       for (const call of turn.calls) {
@@ -271,25 +399,228 @@ async function loop<Message>(
         notify(options.onToolCall, event);
         emit({ type: 'tool_call', ...event });
       }
-      outcomes = await dispatchProviderCalls(registry, turn.calls, model.format, callOptions);
-      for (const outcome of outcomes) {
-        notify(options.onToolResult, outcome, index);
-        emit({ type: 'tool_result', step: index, outcome });
-      }
-      messages.push(...model.toolResults(outcomes));
+      settled = await settleCalls(settings, turn.calls, index);
+      report(settled, index);
     }
-    const step: AgentStep = {
-      index,
-      text: turn.text,
-      calls: outcomes,
-      usage: turn.usage,
-      finishReason: turn.finishReason,
-    };
-    steps.push(step);
-    notify(options.onStep, step);
-    emit({ type: 'step', step });
+    const ended = close(
+      { index, text: turn.text, usage: turn.usage, finishReason: turn.finishReason },
+      settled,
+    );
+    if (ended) return ended;
     if (turn.calls.length === 0) return finish('text');
   }
+}
+
+/** What the loop passes to run a step's calls. */
+interface CallSettings {
+  readonly registry: Registry;
+  readonly format: ModelAdapter<unknown>['format'];
+  readonly callOptions: RunCallsOptions;
+  readonly interrupt: boolean;
+  readonly concurrency: number;
+}
+
+/** The model's side of a step. */
+interface StepTurn {
+  readonly index: number;
+  readonly text: string;
+  readonly usage: TokenUsage | undefined;
+  readonly finishReason: string | undefined;
+}
+
+/** Each call of a step, in call order: its outcome, and the pending call when it waits for a decision. */
+type Settled = readonly {
+  readonly callId: string;
+  readonly outcome: CallOutcome;
+  readonly pending: AgentPendingCall | undefined;
+}[];
+
+/** The calls of a new turn: all at once, or, under `interrupt`, each with an `onAsk` that pauses it. */
+async function settleCalls(
+  settings: CallSettings,
+  calls: readonly ProviderCall[],
+  index: number,
+): Promise<Settled> {
+  const callIds = callIdsOf(calls, index);
+  if (!settings.interrupt) {
+    const outcomes = await dispatchProviderCalls(
+      settings.registry,
+      calls,
+      settings.format,
+      settings.callOptions,
+    );
+    return outcomes.map((outcome, position) => ({
+      callId: callIds[position]!,
+      outcome,
+      pending: undefined,
+    }));
+  }
+  return pool(calls, settings.concurrency, (call, position) =>
+    runOne(settings, call, callIds[position]!, undefined),
+  );
+}
+
+/** The paused step again: settled calls kept, allowed ones run with their decision, denied ones refused. */
+function settleDecided<Message>(settings: CallSettings, restored: RestoredPause<Message>): Promise<Settled> {
+  return pool(restored.calls, settings.concurrency, async (entry) => {
+    const { callId, call, tool, pending, decision } = entry;
+    if (!pending || !decision) {
+      const envelope = entry.envelope!;
+      return {
+        callId,
+        outcome: { call, tool, envelope, text: JSON.stringify(envelope) },
+        pending: undefined,
+      };
+    }
+    if (decision.action === 'deny') {
+      const envelope = permissionDeniedFailure(
+        tool,
+        decision.reason ?? 'a person declined this call',
+        pending.rule,
+      );
+      return {
+        callId,
+        outcome: { call, tool, envelope, text: JSON.stringify(envelope) },
+        pending: undefined,
+      };
+    }
+    return runOne(settings, call, callId, { rule: pending.rule, answer: { action: 'allow' } });
+  });
+}
+
+/**
+ * One call through the registry. Under `interrupt`, an `ask` the decision brought back does not answer
+ * (none, or another rule's) pauses the call: it ends `approval_pending`, and is reported as pending.
+ */
+async function runOne(
+  settings: CallSettings,
+  call: ProviderCall,
+  callId: string,
+  resume: CallOptions['resume'],
+): Promise<Settled[number]> {
+  let asked: PendingApproval | undefined;
+  const extra: Pick<CallOptions, 'onAsk' | 'resume'> = {
+    ...(resume ? { resume } : {}),
+    ...(settings.interrupt
+      ? {
+          onAsk: (request: PendingApproval) => {
+            asked = request;
+            return { action: 'pause' as const };
+          },
+        }
+      : {}),
+  };
+  const [outcome] = await dispatchProviderCalls(settings.registry, [call], settings.format, {
+    ...settings.callOptions,
+    ...extra,
+  });
+  const paused =
+    asked !== undefined && !outcome!.envelope.ok && outcome!.envelope.error.type === 'approval_pending';
+  return {
+    callId,
+    outcome: outcome!,
+    pending:
+      paused && asked
+        ? {
+            callId,
+            tool: asked.tool.name,
+            arguments: asked.arguments,
+            ...(asked.decision.rule !== undefined ? { rule: asked.decision.rule } : {}),
+            ...(asked.decision.reason !== undefined ? { reason: asked.decision.reason } : {}),
+          }
+        : undefined,
+  };
+}
+
+/** Runs `work` over the items, at most `limit` at once; the answers keep the items' order. */
+async function pool<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, position: number) => Promise<R>,
+): Promise<R[]> {
+  const answers = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const position = next++;
+      answers[position] = await work(items[position]!, position);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return answers;
+}
+
+/** The provider's call ids, or `step<n>.call<i>` for a call without one (or with an id used twice). */
+function callIdsOf(calls: readonly ProviderCall[], index: number): string[] {
+  const seen = new Set<string>();
+  return calls.map((call, position) => {
+    const id =
+      call.id !== undefined && call.id !== '' && !seen.has(call.id)
+        ? call.id
+        : `step${index}.call${position}`;
+    seen.add(id);
+    return id;
+  });
+}
+
+/** The state of a pause, as plain JSON. */
+function pauseState<Message>(parts: {
+  readonly format: ModelAdapter<Message>['format'];
+  readonly messages: readonly Message[];
+  readonly turn: StepTurn;
+  readonly settled: Settled;
+  readonly usage: TokenUsage;
+  readonly maxSteps: number;
+  readonly maxTokens: number | undefined;
+  readonly pending: readonly AgentPendingCall[];
+}): AgentPauseState<Message> {
+  const { turn } = parts;
+  const state = {
+    kind: AGENT_STATE_KIND,
+    version: AGENT_STATE_VERSION,
+    id: globalThis.crypto.randomUUID(),
+    format: parts.format,
+    messages: parts.messages,
+    step: {
+      index: turn.index,
+      text: turn.text,
+      usage: turn.usage,
+      finishReason: turn.finishReason,
+      calls: parts.settled.map(({ callId, outcome }) => ({
+        callId,
+        call: { id: outcome.call.id, name: outcome.call.name, arguments: outcome.call.arguments },
+        tool: outcome.tool,
+        envelope: outcome.envelope,
+      })),
+    },
+    usage: parts.usage,
+    maxSteps: parts.maxSteps,
+    maxTokens: parts.maxTokens,
+    pending: parts.pending,
+  };
+  // Plain JSON: what a store keeps and another process reads back is this very object.
+  return JSON.parse(JSON.stringify(state)) as AgentPauseState<Message>;
+}
+
+/** The paused run to go on from, checked; undefined for a run that starts from messages. */
+function resumeOf<Message>(options: RunAgentOptions<Message>): RestoredPause<Message> | undefined {
+  const { resume, decisions } = options;
+  if (resume === undefined && decisions === undefined) return undefined;
+  if (resume === undefined) {
+    throw new AgentResumeError(
+      'invalid_option',
+      "runAgent: decisions were given without resume. Pass the paused result's state as resume together with the decisions, or leave both out to start a run.",
+    );
+  }
+  return restorePause<Message>(resume, decisions, options.model.format);
+}
+
+function approvalsOf(value: unknown): 'approver' | 'interrupt' {
+  if (value === undefined || value === 'approver') return 'approver';
+  if (value === 'interrupt') return 'interrupt';
+  throw new RangeError(
+    `runAgent: approvals must be "approver" or "interrupt", received ${JSON.stringify(value) ?? String(value)}.`,
+  );
 }
 
 /** The provider tools to send: all of them, or those `activeTools` names, in registration order. */

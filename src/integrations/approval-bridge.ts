@@ -43,8 +43,11 @@ export interface ApprovalBridge {
 /**
  * Joins the permission gate to a framework's approval flow. The gate's `ask` becomes the framework's
  * "needs approval"; an approval given there lets that one call through the gate (the grant is keyed
- * by tool and call id and is used up by the call); a refusal there never reaches the tool. Build the
- * policy gate without an approver of its own, so its `ask` comes through to the framework.
+ * by tool and call id and is used up by the call); a refusal there never reaches the tool. An approval
+ * brought back a second time in the same process (the same approval response sent again, a saved run
+ * state resumed twice) does not run the call again: it answers `approval_already_used`. Across
+ * processes the caller owns the messages or the run state. Build the policy gate without an approver
+ * of its own, so its `ask` comes through to the framework.
  *
  * @example
  * const approvals = approvalBridge(createPolicyGate(policy));
@@ -65,10 +68,22 @@ export function approvalBridge(
   const hook = decide as BeforeCallHook;
   const observe = typeof gate === 'function' ? undefined : gate.registryOptions?.observe;
   const granted = new Set<string>();
+  // Grants the gate used, so that an approval replayed in this process (the same approval response
+  // sent again, a serialized run state resumed twice) does not run its call a second time.
+  const used = new Set<string>();
+  const replayed = new Set<string>();
   const fallback = options.fallback;
   const approver: Approver = (request) => {
-    if (request.callId !== undefined && granted.delete(grantKey(request.tool.name, request.callId))) {
-      return { action: 'allow', scope: 'once' };
+    if (request.callId !== undefined) {
+      const key = grantKey(request.tool.name, request.callId);
+      if (granted.delete(key)) {
+        if (used.size >= MAX_REMEMBERED_GRANTS) used.delete(used.values().next().value as string);
+        used.add(key);
+        return { action: 'allow', scope: 'once' };
+      }
+      if (replayed.has(key)) {
+        return { action: 'deny', outcome: 'approval_already_used' };
+      }
     }
     if (fallback) return fallback(request);
     return {
@@ -103,16 +118,20 @@ export function approvalBridge(
     async call(registry: Registry, name: string, args: unknown, callOptions: BridgedCallOptions = {}) {
       const { approved, ...rest } = callOptions;
       const key = approved && rest.callId !== undefined ? grantKey(name, rest.callId) : undefined;
-      if (key) granted.add(key);
+      const replay = key !== undefined && used.has(key);
+      if (key) (replay ? replayed : granted).add(key);
       try {
         return await registry.call(name, args, rest);
       } finally {
         // A grant the gate did not use (it allowed or denied outright) must not outlive the call.
-        if (key) granted.delete(key);
+        if (key) (replay ? replayed : granted).delete(key);
       }
     },
   });
 }
+
+/** How many used grants a bridge remembers (the oldest is forgotten first). */
+const MAX_REMEMBERED_GRANTS = 100_000;
 
 function grantKey(tool: string, callId: string): string {
   return `${tool}\u0000${callId}`;

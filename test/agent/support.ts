@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type OpenAI from 'openai';
 import * as z from 'zod';
 import { defineTool, Registry, type RegistryOptions } from '../../src/index.js';
 
@@ -163,4 +164,50 @@ export function envelopeOf(text: unknown): {
   error?: { type: string; message: string };
 } {
   return JSON.parse(String(text));
+}
+
+/** One tool call of a scripted Chat Completions answer. */
+export interface ChatCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
+}
+
+/** A `chat.completion` as the API documents it: tool calls, or text (typed against the SDK's own type). */
+export function chatCompletion(body: {
+  calls?: readonly ChatCall[];
+  text?: string;
+  usage?: [number, number];
+}) {
+  const calls = body.calls ?? [];
+  const [input, output] = body.usage ?? [100, 20];
+  return {
+    id: 'chatcmpl-scripted',
+    object: 'chat.completion',
+    created: 1_764_000_000,
+    model: 'gpt-5-mini-2025-08-07',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: body.text ?? null,
+          refusal: null,
+          annotations: [],
+          ...(calls.length > 0
+            ? {
+                tool_calls: calls.map((call) => ({
+                  id: call.id,
+                  type: 'function' as const,
+                  function: { name: call.name, arguments: call.arguments },
+                })),
+              }
+            : {}),
+        },
+        logprobs: null,
+        finish_reason: calls.length > 0 ? 'tool_calls' : 'stop',
+      },
+    ],
+    usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+  } satisfies OpenAI.Chat.ChatCompletion;
 }

@@ -73,3 +73,24 @@ test('needsApproval: unknown tools, bad arguments and a throwing gate need none;
   });
   expect(() => approvalBridge(null as never)).toThrow(ToolDefinitionError);
 });
+
+test('an approval brought back a second time in the same process does not run the call again', async () => {
+  const { registry, approvals, runs } = notesWorkspace();
+  const args = { name: 'todo.md', text: 'buy bread' };
+  expect(await approvals.call(registry, 'write_note', args, { callId: 'r1', approved: true })).toMatchObject({
+    ok: true,
+  });
+  const replay = await approvals.call(registry, 'write_note', args, { callId: 'r1', approved: true });
+  expect(replay).toMatchObject({
+    ok: false,
+    error: { type: 'approval_already_used', tool: 'write_note', rule: 'default:write' },
+  });
+  // Another call id is another approval; a call the gate allows outright needs none.
+  expect(await approvals.call(registry, 'write_note', args, { callId: 'r2', approved: true })).toMatchObject({
+    ok: true,
+  });
+  expect(
+    await approvals.call(registry, 'read_note', { name: 'todo.md' }, { callId: 'r1', approved: true }),
+  ).toMatchObject({ ok: true });
+  expect(runs).toEqual(['write_note todo.md', 'write_note todo.md', 'read_note todo.md']);
+});

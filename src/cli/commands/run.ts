@@ -377,6 +377,8 @@ function finish(result: AgentResult<unknown>, io: CliIo, elapsedMs: number, url:
     case 'max_steps':
     case 'budget':
     case 'aborted':
+    // `toolpact run` never asks runAgent to interrupt for approvals, so this does not happen here.
+    case 'approval':
       if (result.text) io.stdout(`${printable(result.text)}\n`);
       io.stderr(
         `toolpact run: stopped by ${result.stopReason.replace('_', ' ')} before an answer (${summary})\n`,
