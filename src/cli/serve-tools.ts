@@ -195,6 +195,7 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
             served.alwaysLoaded ?? [],
             maxLoaded,
             statelessSearch,
+            command,
           ),
         )
       : undefined;
@@ -291,8 +292,11 @@ async function searchListing(
   configured: readonly string[],
   maxLoaded: number | undefined,
   stateless: boolean,
+  command: string,
 ) {
   const { withToolSearch } = await import('../search/index.js');
+  const served =
+    command === 'serve' ? 'the module does not export. Its tools:' : 'is not among the served tools:';
   const names =
     typeof alwaysLoaded === 'string'
       ? alwaysLoaded
@@ -303,7 +307,7 @@ async function searchListing(
   for (const name of names) {
     if (!registry.has(name)) {
       throw new UsageError(
-        `--always-loaded names "${name}", which is not among the served tools: ${registry
+        `--always-loaded names "${name}", which ${served} ${registry
           .list()
           .map((tool) => tool.contract.name)
           .join(', ')}.`,

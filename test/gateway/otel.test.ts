@@ -33,10 +33,11 @@ describe('gateway spans', () => {
     ]);
     expect(upstream[0]?.attributes).toMatchObject({
       'toolpact.upstream.name': 'notes',
-      'toolpact.upstream.era': 'modern',
       'toolpact.upstream.restarts': 0,
       'toolpact.upstream.tool': 'echo',
     });
+    // The fault server speaks both eras; the probe decides which (a loaded machine may time it out).
+    expect(['modern', 'legacy']).toContain(upstream[0]?.attributes['toolpact.upstream.era']);
     expect(upstream[1]?.attributes['error.type']).toBe('CONNECTION_CLOSED');
     expect(upstream[2]?.attributes['toolpact.upstream.restarts']).toBeGreaterThanOrEqual(1);
     // Each sits under the execute_tool span of its call.

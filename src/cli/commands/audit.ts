@@ -60,7 +60,9 @@ export const command: Command = {
     const storeUrl = typeof flags.store === 'string' ? flags.store : file ? undefined : io.env.TOOLPACT_STORE;
     if (storeUrl && file) throw new UsageError('Give an audit log file or --store, not both.');
     if (!file && !storeUrl)
-      throw new UsageError('Give the audit log file to query, or --store <postgres URL>.');
+      throw new UsageError(
+        "Give the audit log file to query. (A fleet's store is queried with --store <postgres URL>.)",
+      );
     if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}.`);
     const format = flags.format ?? 'table';
     if (format !== 'table' && format !== 'json') {
