@@ -438,7 +438,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
           ),
         )
       : remote.inputSchema;
-    const upstream = entry.upstream;
     return remoteTool(
       { ...remote, inputSchema: inputSchema as McpTool['inputSchema'] },
       {
@@ -454,6 +453,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         ...(spec.timeoutMs ? { timeoutMs: spec.timeoutMs } : {}),
         meta: { gateway: true },
         call: (call) => {
+          // The server as it is now: a config change may have restarted it as a new upstream.
+          const upstream = entries.get(spec.name)?.upstream;
           if (!upstream) {
             throw new ToolError(`The MCP server "${spec.name}" is disabled in the gateway's config.`, {
               type: 'mcp_server_unavailable',

@@ -212,6 +212,26 @@ describe('gateway: overrides and hot reload', () => {
     await until(() => gateway.registry.has('second_echo'), 'the added server serves its tools');
     expect(await gateway.registry.call('second_echo', { text: 'hi' })).toMatchObject({ ok: true });
 
+    // A changed command line restarts that server; its tools keep their names and reach the new process.
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          first: faultEntry({ FAULT_NAME: 'first-again' }),
+          second: faultEntry({ FAULT_NAME: 'second' }),
+        },
+      }),
+    );
+    await until(
+      () => ws.logs.some((line) => line.includes('first: changed in the config; restarting it')),
+      'the restart',
+    );
+    await until(
+      () => gateway.status().find((server) => server.name === 'first')?.state === 'up',
+      'first is back',
+    );
+    expect(await gateway.registry.call('echo', { text: 'after the restart' })).toMatchObject({ ok: true });
+
     writeFileSync(config, JSON.stringify({ mcpServers: { second: faultEntry({ FAULT_NAME: 'second' }) } }));
     await until(() => !gateway.registry.has('second_echo') && gateway.registry.has('echo'), 'names settle');
     expect(gateway.status().map((server) => server.name)).toEqual(['second']);
