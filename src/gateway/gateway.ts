@@ -49,7 +49,7 @@ export interface GatewayOptions {
   /** The gate (a policy's `registryOptions`), the approver and the other options of the gateway's registry. */
   readonly registry?: RegistryOptions;
   /** Told of gateway events that are not calls (a definition change), as audit records. */
-  readonly audit?: (record: CallRecord) => void;
+  readonly audit?: (record: CallRecord) => unknown;
   /** Lines for the operator (stderr by the CLI). */
   readonly log?: (line: string) => void;
   readonly restart?: Partial<RestartPolicy>;
@@ -409,7 +409,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         `${entry.spec.name}: the definition of "${withheld.remoteName}" changed since it was pinned, so it is withheld. Review the change and accept it with toolpact gateway pin.\n  description:\n${indent(withheld.descriptionDiff ?? '(the description is the same; the schema or annotations changed)')}`,
       );
     }
-    options.audit?.({
+    // An audit that commits elsewhere (a store) answers a promise: a failed write is not this event's to fail.
+    const recorded = options.audit?.({
       tool: withheld.name,
       category: undefined,
       callId: undefined,
@@ -425,6 +426,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       durationMs: 0,
       state: undefined,
     });
+    if (recorded && typeof (recorded as PromiseLike<unknown>).then === 'function') {
+      Promise.resolve(recorded).catch(() => {});
+    }
   };
 
   const servedTool = (entry: ServerEntry, remote: McpTool, local: string): AnyTool => {

@@ -19,6 +19,13 @@ export {
   startStudio,
 } from './start-studio.js';
 export {
+  type StoreQueueDecision,
+  StoreQueueError,
+  StoreQueueFeed,
+  type StoreQueueFeedOptions,
+  type StoreQueueView,
+} from './store-queue.js';
+export {
   STUDIO_FORMATS,
   type StudioFinding,
   type StudioFormat,

@@ -6,14 +6,22 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import type { BeforeCallHook, GateRequest } from '../dispatch/gate.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { checkRequestOrigin } from '../mcp/origin-check.js';
 import { type AuditEntry, toEntry } from '../policy/audit-log.js';
 import { definePolicy } from '../policy/define-policy.js';
 import type { Policy } from '../policy/policy.js';
-import { createPolicyGate } from '../policy/policy-gate.js';
+import { createPolicyGate, type PolicyDecision, type PolicyGate } from '../policy/policy-gate.js';
 import type { CallRecord, Registry, RegistryOptions } from '../registry/registry.js';
+import type { PostgresStore } from '../store/index.js';
 import { type ApprovalChoice, ApprovalQueue } from './approval-queue.js';
+import {
+  type StoreQueueDecision,
+  StoreQueueError,
+  StoreQueueFeed,
+  type StoreQueueView,
+} from './store-queue.js';
 import {
   envelopeTokens,
   STUDIO_FORMATS,
@@ -57,6 +65,20 @@ export interface StudioOptions {
   readonly watch?: readonly string[];
   /** How long an approval may wait for an answer before the call is denied (default 10 minutes). */
   readonly approvalTimeoutMs?: number;
+  /**
+   * A fleet's shared store (`openPostgresStore`): each call made from the page is committed to its
+   * audit log before its result is shown, asks whose rule says `approver: "queue"` go to its queue,
+   * and the page's Approvals view lists that queue, live, and approves or denies from it. The studio
+   * never closes it: whoever opened it does, after the studio.
+   */
+  readonly store?: PostgresStore;
+  /**
+   * Who decisions taken in the Approvals view are recorded as, unless the page names someone else
+   * (default: the USER, else LOGNAME, of this process).
+   */
+  readonly decider?: string;
+  /** How often the store's queue is read while a page is open (default 1,000 ms). */
+  readonly storePollMs?: number;
 }
 
 /** A running studio. */
@@ -89,6 +111,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 // Calls and audit entries kept for the page; a result can be 100,000 characters, so not many more.
 const MAX_KEPT = 200;
 const HEARTBEAT_MS = 15_000;
+const MAX_DECIDER_CHARS = 200;
 
 /**
  * Serves the studio: a page on 127.0.0.1 that shows a tool set as each provider receives it, with lint
@@ -108,6 +131,13 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new ToolDefinitionError('invalid_option', `port is ${String(options.port)}; give 0 to 65535.`);
   }
+  const pollMs = options.storePollMs;
+  if (pollMs !== undefined && !(Number.isFinite(pollMs) && pollMs > 0)) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `storePollMs is ${String(pollMs)}; give a positive number of milliseconds (default 1000).`,
+    );
+  }
   const token = randomBytes(18).toString('base64url');
   const assets = loadUiAssets();
   const preload = modulePaths(assets);
@@ -116,10 +146,13 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   const audit: AuditEntry[] = [];
   const history: StudioCall[] = [];
   const streams = new Set<SSEStreamingApi>();
+  const store = options.store;
   const observe = (record: CallRecord) => {
     const entry = toEntry(record);
     keep(audit, entry);
     broadcast('audit', entry);
+    // With a store, the result waits until the record is committed there, as `toolpact serve` does.
+    return store?.audit.observe(record);
   };
   const gate = createPolicyGate(policy, {
     approver: approvals.approver,
@@ -128,7 +161,19 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   });
   // The list shows what the gate would decide without asking anyone, remembering session approvals.
   const listGate = createPolicyGate(policy, { session: gate.session });
-  const registryOptions: RegistryOptions = { ...gate.registryOptions };
+  const registryOptions: RegistryOptions = store
+    ? {
+        ...gate.registryOptions,
+        beforeCall: queueFirst(policy, gate, listGate),
+        approvalQueue: store.approvalQueue(policy),
+      }
+    : { ...gate.registryOptions };
+  const queue = store
+    ? new StoreQueueFeed(store, {
+        ...(options.decider ? { decider: options.decider } : {}),
+        ...(pollMs ? { pollMs } : {}),
+      })
+    : undefined;
 
   let source = await options.load(registryOptions);
   let version = 1;
@@ -152,6 +197,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     for (const stream of streams) stream.writeSSE(message).catch(() => streams.delete(stream));
   }
   approvals.onChange((pending) => broadcast('approvals', pending));
+  queue?.onChange((view) => broadcast('queue', view));
 
   let reloading = Promise.resolve();
   const reload = (): Promise<void> => {
@@ -226,6 +272,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       searchIndex: await hasSearchIndex(),
       skipped: source.skipped ?? [],
       policyRules: policy.rules.length,
+      store: store?.where ?? null,
       ...data,
     });
   });
@@ -249,6 +296,25 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   page.get('/api/history', (c) => c.json(history));
   page.get('/api/audit', (c) => c.json(audit));
   page.get('/api/approvals', (c) => c.json(approvals.pending()));
+
+  page.get('/api/queue', async (c) => {
+    if (!queue) return c.json(noStore(), 404);
+    return c.json(await queue.refresh());
+  });
+
+  page.post('/api/queue/:id', async (c) => {
+    if (!queue) return c.json(noStore(), 404);
+    const body = await readBody(c);
+    if (!body.ok) return c.json(body.problem, 400);
+    const decision = queueDecision(body.value);
+    if (typeof decision === 'string') return c.json(problem('bad_request', decision), 400);
+    try {
+      return c.json(await queue.decide(c.req.param('id'), decision));
+    } catch (error) {
+      if (error instanceof StoreQueueError) return c.json(problem(error.type, error.message), error.status);
+      throw error;
+    }
+  });
 
   page.post('/api/call', async (c) => {
     const body = await readBody(c);
@@ -304,6 +370,13 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       streams.add(stream);
       await stream.writeSSE({ event: 'state', data: JSON.stringify({ version, loadError }) });
       await stream.writeSSE({ event: 'approvals', data: JSON.stringify(approvals.pending()) });
+      // The store's queue is read while a page follows; a change is pushed as a `queue` event.
+      const unfollow = queue?.follow();
+      stream.onAbort(() => unfollow?.());
+      if (queue) {
+        const view: StoreQueueView = queue.current() ?? (await queue.refresh());
+        await stream.writeSSE({ event: 'queue', data: JSON.stringify(view) });
+      }
       await new Promise<void>((resolve) => {
         const heartbeat = setInterval(() => {
           stream.writeSSE({ event: 'ping', data: '{}' }).catch(() => {});
@@ -344,6 +417,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     reload,
     async close() {
       stopWatching();
+      queue?.close();
       approvals.denyAll('the studio stopped before anyone answered');
       for (const stream of streams) stream.abort();
       streams.clear();
@@ -356,6 +430,26 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   };
 }
 
+/**
+ * The gate of a studio with a store: an ask whose rule says `approver: "queue"` is left as an ask, so
+ * the registry sends it to the store's queue; every other ask goes to the page's dialog, as without a
+ * store. `undecided` is the same policy and session without an approver.
+ */
+function queueFirst(policy: Policy, page: PolicyGate, undecided: PolicyGate): BeforeCallHook {
+  const queued = new Set(policy.rules.filter((rule) => rule.approver === 'queue').map((rule) => rule.id));
+  if (queued.size === 0) return page.decide;
+  const choose = (decision: PolicyDecision, request: GateRequest) =>
+    decision.action === 'ask' && !(decision.rule !== undefined && queued.has(decision.rule))
+      ? page.decide(request)
+      : decision;
+  return (request) => {
+    const decision = undecided.decide(request);
+    return decision instanceof Promise
+      ? decision.then((settled) => choose(settled, request))
+      : choose(decision, request);
+  };
+}
+
 function asset(c: Context, found: { body: Uint8Array; type: string } | undefined): Response {
   if (!found) return c.json(problem('not_found', 'No such file in the studio.'), 404);
   return c.body(found.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': found.type });
@@ -363,6 +457,31 @@ function asset(c: Context, found: { body: Uint8Array; type: string } | undefined
 
 function problem(type: string, message: string) {
   return { error: { type, message } };
+}
+
+function noStore() {
+  return problem(
+    'no_store',
+    'This studio has no shared store, so there is no approval queue to show. Start it with --store postgres://… (or TOOLPACT_STORE), or pass `store` to startStudio.',
+  );
+}
+
+function queueDecision(value: Record<string, unknown>): StoreQueueDecision | string {
+  const action = value.action;
+  if (action !== 'approve' && action !== 'deny') {
+    return `"action" is "approve" or "deny", received ${describe(action)}.`;
+  }
+  for (const field of ['by', 'reason'] as const) {
+    if (value[field] !== undefined && typeof value[field] !== 'string') {
+      return `"${field}" is text, received ${describe(value[field])}.`;
+    }
+  }
+  const by = typeof value.by === 'string' ? value.by.trim() : '';
+  if (by.length > MAX_DECIDER_CHARS) {
+    return `"by" names who decides in at most ${MAX_DECIDER_CHARS} characters, received ${by.length}.`;
+  }
+  const reason = typeof value.reason === 'string' ? value.reason.trim().slice(0, 1000) : '';
+  return { action, ...(by ? { by } : {}), ...(reason ? { reason } : {}) };
 }
 
 function tooLarge() {

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { Registry } from '../../registry/registry.js';
+import type { Policy } from '../../policy/policy.js';
+import { type CallRecord, Registry } from '../../registry/registry.js';
+import type { PostgresStore } from '../../store/index.js';
 import { parseArgs } from '../args.js';
 import { choosePolicy } from '../gate-options.js';
 import type { Command } from '../io.js';
@@ -21,9 +23,9 @@ export const command: Command = {
   name: 'studio',
   summary: 'open a local page that shows a tool set as the model sees it, and try its calls',
   usage: [
-    'toolpact studio <module> [--port <n>] [--policy <file>] [--open]',
-    'toolpact studio --mcp "<command>" | --url <url> [--port <n>] [--policy <file>] [--open]',
-    'toolpact studio --gateway <mcp.json> [--port <n>] [--policy <file>] [--open]',
+    'toolpact studio <module> [--port <n>] [--policy <file>] [--store <url>] [--open]',
+    'toolpact studio --mcp "<command>" | --url <url> [--port <n>] [--policy <file>] [--store <url>] [--open]',
+    'toolpact studio --gateway <mcp.json> [--port <n>] [--policy <file>] [--store <url>] [--open]',
     '',
     '  <module>         a .ts, .mts, .js or .mjs file exporting tools; editing it (or any file in its',
     '                   folder, such as generated contracts) reloads the page',
@@ -33,6 +35,10 @@ export const command: Command = {
     '                   them (overrides applied, changed definitions withheld), with their calls audited',
     '  --port <n>       port on 127.0.0.1 (default: a free one)',
     "  --policy <file>  the policy the gate applies (default: the configuration's, else the category defaults)",
+    "  --store <url>    a fleet's shared store, a postgres:// URL (or TOOLPACT_STORE): the page's calls are",
+    '                   committed to its audit log, the asks of rules with "approver": "queue" go to its',
+    '                   queue, and the Approvals view follows that queue live and approves or denies from it',
+    '                   (recorded as decided by $USER, or by the name given in the page)',
     '  --open           open the page in the default browser',
     '',
     'The page is served on 127.0.0.1 only, at a URL holding a random token for this run; requests',
@@ -46,6 +52,7 @@ export const command: Command = {
       gateway: 'string',
       port: 'string',
       policy: 'string',
+      store: 'string',
       open: 'boolean',
     });
     const [modulePath, ...extra] = positionals;
@@ -65,84 +72,117 @@ export const command: Command = {
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
     const { startStudio, mcpStudioSource } = await import('../../studio/index.js');
 
+    // Opened before anything listens, so an unreachable store is a usage error; closed after the studio.
+    let store: PostgresStore | undefined;
+    const withStore = async (studioPolicy: Policy) => {
+      store ??= await openStoreOption(flags.store, io, studioPolicy);
+      const by = io.env.USER ?? io.env.LOGNAME;
+      return store ? { store, ...(by ? { decider: by } : {}) } : {};
+    };
+
     let studio: Awaited<ReturnType<typeof startStudio>>;
-    if (modulePath !== undefined) {
-      // Loaded once here, so a module that cannot load is a usage error before anything listens.
-      let first: Registry | undefined = await loadRegistry(modulePath, io.cwd);
-      const absolute = isAbsolute(modulePath) ? modulePath : resolve(io.cwd, modulePath);
-      studio = await listen(
-        () =>
+    try {
+      if (modulePath !== undefined) {
+        // Loaded once here, so a module that cannot load is a usage error before anything listens.
+        let first: Registry | undefined = await loadRegistry(modulePath, io.cwd);
+        const absolute = isAbsolute(modulePath) ? modulePath : resolve(io.cwd, modulePath);
+        studio = await listen(
+          async () =>
+            startStudio({
+              label: modulePath,
+              kind: 'module',
+              policy,
+              ...(await withStore(policy)),
+              port,
+              watch: [dirname(absolute)],
+              load: async (options) => {
+                const loaded = first ?? (await loadRegistry(modulePath, io.cwd));
+                first = undefined;
+                // Each load is a fresh copy of the module: closing the studio's registry closes that copy's
+                // registry, with its MCP connections, when a reload replaces it or the studio stops.
+                const registry = ownLoaded(new Registry(options), loaded).register(loaded.list());
+                return { registry, close: () => closeWithin(registry, io, 'studio') };
+              },
+            }),
+          // A studio that never started never took the first load.
+          () => closeWithin(first, io, 'studio'),
+        );
+      } else if (typeof flags.gateway === 'string') {
+        const file = resolve(io.cwd, flags.gateway);
+        const [{ readGatewayConfig, GatewayConfigError }, { startGateway }] = await Promise.all([
+          import('../../gateway/config.js'),
+          import('../../gateway/gateway.js'),
+        ]);
+        let config: Awaited<ReturnType<typeof readGatewayConfig>>;
+        try {
+          config = readGatewayConfig(file, { env: io.env });
+        } catch (error) {
+          if (error instanceof GatewayConfigError) throw new UsageError(error.message);
+          throw error;
+        }
+        // The policy the page gates with: --policy, else the gateway config's own, else the defaults.
+        const gatewayPolicy = typeof flags.policy === 'string' ? policy : (config.policy ?? policy);
+        const sharing = await withStore(gatewayPolicy);
+        studio = await listen(() =>
           startStudio({
-            label: modulePath,
-            kind: 'module',
-            policy,
+            label: flags.gateway as string,
+            kind: 'mcp',
+            policy: gatewayPolicy,
+            ...sharing,
             port,
-            watch: [dirname(absolute)],
             load: async (options) => {
-              const loaded = first ?? (await loadRegistry(modulePath, io.cwd));
-              first = undefined;
-              // Each load is a fresh copy of the module: closing the studio's registry closes that copy's
-              // registry, with its MCP connections, when a reload replaces it or the studio stops.
-              const registry = ownLoaded(new Registry(options), loaded).register(loaded.list());
-              return { registry, close: () => closeWithin(registry, io, 'studio') };
+              const observe = options.observe;
+              // A viewer: it reads the lock (changed definitions stay withheld) and never writes it.
+              const gateway = await startGateway({
+                config,
+                pinning: 'read-only',
+                registry: options,
+                // A definition change is recorded without holding anything; a store that fails it
+                // fails only that record.
+                ...(observe
+                  ? {
+                      audit: (record: CallRecord) => {
+                        void Promise.resolve(observe(record)).catch(() => {});
+                      },
+                    }
+                  : {}),
+                log: (line) => io.stderr(`toolpact studio: ${line}\n`),
+              });
+              return {
+                registry: gateway.registry,
+                get skipped() {
+                  return gateway.status().flatMap((server) => server.skipped);
+                },
+                close: () => gateway.close(),
+              };
             },
           }),
-        // A studio that never started never took the first load.
-        () => closeWithin(first, io, 'studio'),
-      );
-    } else if (typeof flags.gateway === 'string') {
-      const file = resolve(io.cwd, flags.gateway);
-      const [{ readGatewayConfig, GatewayConfigError }, { startGateway }] = await Promise.all([
-        import('../../gateway/config.js'),
-        import('../../gateway/gateway.js'),
-      ]);
-      let config: Awaited<ReturnType<typeof readGatewayConfig>>;
-      try {
-        config = readGatewayConfig(file, { env: io.env });
-      } catch (error) {
-        if (error instanceof GatewayConfigError) throw new UsageError(error.message);
-        throw error;
-      }
-      // The policy the page gates with: --policy, else the gateway config's own, else the defaults.
-      const gatewayPolicy = typeof flags.policy === 'string' ? policy : (config.policy ?? policy);
-      studio = await listen(() =>
-        startStudio({
-          label: flags.gateway as string,
-          kind: 'mcp',
-          policy: gatewayPolicy,
-          port,
-          load: async (options) => {
-            // A viewer: it reads the lock (changed definitions stay withheld) and never writes it.
-            const gateway = await startGateway({
-              config,
-              pinning: 'read-only',
-              registry: options,
-              ...(options.observe ? { audit: options.observe } : {}),
-              log: (line) => io.stderr(`toolpact studio: ${line}\n`),
-            });
-            return {
-              registry: gateway.registry,
-              get skipped() {
-                return gateway.status().flatMap((server) => server.skipped);
-              },
-              close: () => gateway.close(),
-            };
-          },
-        }),
-      );
-    } else {
-      const argument = (flags.mcp ?? flags.url) as string;
-      const { mcpTargetFromArgument } = await import('../../mcp/index.js');
-      const target = mcpTargetFromArgument(argument, io.cwd);
-      try {
-        studio = await listen(() =>
-          startStudio({ label: argument, kind: 'mcp', policy, port, load: mcpStudioSource(target) }),
         );
-      } catch (error) {
-        if (error instanceof UsageError) throw error;
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new UsageError(`Cannot read the tools of the MCP server "${argument}": ${reason}`);
+      } else {
+        const argument = (flags.mcp ?? flags.url) as string;
+        const { mcpTargetFromArgument } = await import('../../mcp/index.js');
+        const target = mcpTargetFromArgument(argument, io.cwd);
+        const sharing = await withStore(policy);
+        try {
+          studio = await listen(() =>
+            startStudio({
+              label: argument,
+              kind: 'mcp',
+              policy,
+              ...sharing,
+              port,
+              load: mcpStudioSource(target),
+            }),
+          );
+        } catch (error) {
+          if (error instanceof UsageError) throw error;
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new UsageError(`Cannot read the tools of the MCP server "${argument}": ${reason}`);
+        }
       }
+    } catch (error) {
+      await store?.close();
+      throw error;
     }
 
     const stop = stopSignal();
@@ -156,6 +196,8 @@ export const command: Command = {
       stop.dispose();
       // Longer than the source's own bound, so that one says what hung.
       await closeWithin(studio, io, 'studio', 'the studio', CLOSE_GRACE_MS + 1_000);
+      // After the studio, so the records of its last calls are committed first.
+      await store?.close();
     }
 
     async function listen<T>(start: () => Promise<T>, failed?: () => Promise<void>): Promise<T> {
@@ -172,6 +214,29 @@ export const command: Command = {
     }
   },
 };
+
+/**
+ * The shared store `--store` (or `TOOLPACT_STORE`) names, opened and migrated; an unreachable server
+ * is a usage error (exit 2) naming the host it tried. The `pg` driver loads only here.
+ */
+async function openStoreOption(
+  flag: string | boolean | undefined,
+  io: Parameters<Command['run']>[1],
+  policy: Policy,
+): Promise<PostgresStore | undefined> {
+  const url = typeof flag === 'string' ? flag : io.env.TOOLPACT_STORE;
+  if (url === undefined || url === '') return undefined;
+  const { openPostgresStore, StoreError } = await import('../../store/index.js');
+  try {
+    return await openPostgresStore(url, {
+      auditFailure: policy.auditFailure ?? 'fail',
+      onWarning: (message) => io.stderr(`toolpact studio: ${message}\n`),
+    });
+  } catch (error) {
+    if (error instanceof StoreError) throw new UsageError(error.message);
+    throw error;
+  }
+}
 
 /** Opens the default browser without a shell; a failure only prints a hint. */
 function openBrowser(url: string, stderr: (text: string) => void): void {

@@ -4,15 +4,16 @@ import { followEvents, getJson } from './api.js';
 import { ApprovalDialog } from './approval-dialog.js';
 import { AuditView } from './audit-view.js';
 import { html } from './html.js';
+import { QueueView } from './queue-view.js';
 import { SetView } from './set-view.js';
 import { ToolList } from './tool-list.js';
 import { ToolPage } from './tool-page.js';
 
-// The view lives in the hash: #tool/<name>, #set or #audit.
+// The view lives in the hash: #tool/<name>, #set, #audit or #approvals.
 function readRoute() {
   const hash = decodeURIComponent(location.hash.slice(1));
   if (hash.startsWith('tool/')) return { view: 'tool', tool: hash.slice(5) };
-  if (hash === 'set' || hash === 'audit') return { view: hash, tool: null };
+  if (hash === 'set' || hash === 'audit' || hash === 'approvals') return { view: hash, tool: null };
   return { view: 'tool', tool: null };
 }
 
@@ -21,6 +22,8 @@ function App() {
   const [problem, setProblem] = useState(null);
   const [route, setRoute] = useState(readRoute);
   const [approvals, setApprovals] = useState([]);
+  // The store's approval queue, pushed by the server while the page is open (only with a store).
+  const [queue, setQueue] = useState(null);
   const [audit, setAudit] = useState([]);
   const [history, setHistory] = useState([]);
   const [live, setLive] = useState(false);
@@ -60,6 +63,7 @@ function App() {
         refresh();
       },
       approvals: setApprovals,
+      queue: setQueue,
       audit: (entry) => setAudit((entries) => [...entries, entry]),
       call: (call) => setHistory((calls) => [...calls.filter((known) => known.id !== call.id), call]),
       connection: setLive,
@@ -85,6 +89,7 @@ function App() {
         <button type="button" class=${route.view === 'tool' ? 'on' : ''} onClick=${() => go(selected ? `tool/${selected}` : '')}>Tools</button>
         <button type="button" class=${route.view === 'set' ? 'on' : ''} onClick=${() => go('set')}>Set</button>
         <button type="button" class=${route.view === 'audit' ? 'on' : ''} onClick=${() => go('audit')}>Audit (${audit.length})</button>
+        ${overview.store ? html`<button type="button" class=${`queue-tab ${route.view === 'approvals' ? 'on' : ''} ${queue?.pending.length ? 'waiting' : ''}`} onClick=${() => go('approvals')}>Approvals (${queue ? queue.pending.length : '…'})</button>` : null}
       </nav>
       <span class=${`live ${live ? 'on' : 'off'}`} title="live reload">${live ? 'live' : 'offline'}</span>
       ${reloadedAt ? html`<span class="reloaded">reloaded ${reloadedAt.toLocaleTimeString('en-GB')}</span>` : null}
@@ -98,7 +103,9 @@ function App() {
             ${selected ? html`<${ToolPage} name=${selected} version=${overview.version} history=${history} />` : html`<p class="muted">This source has no tools.</p>`}`
           : route.view === 'set'
             ? html`<${SetView} overview=${overview} onSelect=${(name) => go(`tool/${name}`)} />`
-            : html`<${AuditView} audit=${audit} history=${history} />`
+            : route.view === 'approvals' && overview.store
+              ? html`<${QueueView} queue=${queue} />`
+              : html`<${AuditView} audit=${audit} history=${history} />`
       }
     </main>
     ${approvals.length > 0 ? html`<${ApprovalDialog} key=${approvals[0].id} approval=${approvals[0]} />` : null}
