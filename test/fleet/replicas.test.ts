@@ -72,6 +72,7 @@ const replicas: Replica[] = [];
 /** Every pid a replica ran as, for the check that none is left. */
 const started: number[] = [];
 const clients: Client[] = [];
+const loads: Load[] = [];
 
 function replicaDir(replica: Replica): string {
   return join(dir, replica.name);
@@ -231,6 +232,11 @@ class Load {
   readonly calls: LoadCall[] = [];
   private stopped = false;
   private readonly workers: Promise<void>[];
+  private release: () => void = () => {};
+  /** Settled by {@link recovered}: a failed request is re-issued once the fault that failed it is over. */
+  private readonly over = new Promise<void>((resolve) => {
+    this.release = resolve;
+  });
   private waiters: { holds: () => boolean; resolve: () => void }[] = [];
 
   constructor(
@@ -238,6 +244,7 @@ class Load {
     private readonly prefix: string,
   ) {
     this.workers = loadClients.map((client, index) => this.work(client, index));
+    loads.push(this);
   }
 
   private async work(client: Client, index: number): Promise<void> {
@@ -251,6 +258,7 @@ class Load {
       };
       this.calls.push(entry);
       for (let attempt = 0; attempt < 2 && entry.envelope === undefined; attempt++) {
+        if (attempt > 0) await this.over;
         try {
           entry.envelope = await call(client, 'record_event', { id: entry.id });
         } catch (error) {
@@ -264,6 +272,11 @@ class Load {
         return false;
       });
     }
+  }
+
+  /** The fault the test caused is complete (the process is gone, the server back): re-issues may go. */
+  recovered(): void {
+    this.release();
   }
 
   /** Calls started in `phase` and answered ok. */
@@ -322,6 +335,9 @@ describe.runIf(hasPostgres && hasHaproxy)(
     }, 120_000);
 
     afterAll(async () => {
+      // A load a failed test left running ends first, then the clients.
+      for (const load of loads) load.recovered();
+      await Promise.allSettled(loads.map((load) => load.stop()));
       await Promise.allSettled(clients.map((client) => client.close()));
       const processes = [
         ...(haproxy?.processes() ?? []),
@@ -340,14 +356,18 @@ describe.runIf(hasPostgres && hasHaproxy)(
       }
       await postgres?.stop();
       expect(processes.filter(processAlive)).toEqual([]);
-      // Nor any other process serving the fleet's tools.
+      // Nor any other process serving the fleet's tools from this store (another run has its own).
+      const store = postgres?.url;
       const serving = readdirSync('/proc')
         .filter((entry) => /^\d+$/.test(entry))
-        .filter((pid) => {
+        .flatMap((pid) => {
           try {
-            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(TOOLS);
+            const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+            return args.includes(TOOLS) && store !== undefined && args.includes(store)
+              ? [`${pid}: ${args.join(' ')}`]
+              : [];
           } catch {
-            return false;
+            return [];
           }
         });
       expect(serving).toEqual([]);
@@ -553,6 +573,8 @@ describe.runIf(hasPostgres && hasHaproxy)(
       await victim.running!.exited;
       await processesGone(tree);
       load.phase = 1;
+      // Re-issues go now: one sent while the process was still dying could reach it again.
+      load.recovered();
       await load.until(() => load.okIn(1) >= 90);
       const calls = await load.stop();
 
@@ -606,6 +628,7 @@ describe.runIf(hasPostgres && hasHaproxy)(
       load.phase = 2;
       await postgres.start();
       load.phase = 3;
+      load.recovered();
       await load.until(() => load.okIn(3) >= 60);
       const calls = await load.stop();
 
