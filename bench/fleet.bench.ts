@@ -64,6 +64,7 @@ import {
   startPostgres,
   unregisterLeftover,
 } from '../test/support/postgres.js';
+import { printRows } from './measure.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join('bin', 'toolpact.js');
@@ -735,6 +736,7 @@ function printCases(figures: readonly CaseFigures[]): void {
         figure.coresBusy.toFixed(2),
         figure.recordsPerCommit === undefined ? '' : figure.recordsPerCommit.toFixed(1),
       ]),
+      { numbers: true },
     );
   }
 }
@@ -936,19 +938,5 @@ function median(values: readonly number[]): number {
 const round1 = (value: number) => Math.round(value * 10) / 10;
 const round2 = (value: number) => Math.round(value * 100) / 100;
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
-
-function printRows(header: readonly string[], rows: readonly (readonly string[])[]): void {
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
-      .join('  ')
-      .trimEnd();
-  process.stdout.write(
-    `${[line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n')}\n`,
-  );
-}
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

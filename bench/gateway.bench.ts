@@ -47,6 +47,7 @@ import { type GatewayConfig, readGatewayConfig, type StdioTarget } from '../src/
 import { startGateway } from '../src/gateway/gateway.js';
 import { countTokens, tokenReport } from '../src/schema/index.js';
 import { withToolSearch } from '../src/search/index.js';
+import { printRows } from './measure.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const FIXTURE = join(ROOT, 'bench', 'fixtures', 'gateway', 'five-servers.json');
@@ -904,20 +905,6 @@ function percentSaved(part: number, whole: number): string {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function printRows(header: readonly string[], rows: readonly (readonly string[])[]): void {
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column]!))
-      .join('  ')
-      .trimEnd();
-  process.stdout.write(
-    `${[line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n')}\n`,
-  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -156,3 +156,26 @@ export function printSpreadTable(
     );
   }
 }
+
+/**
+ * Prints a plain table: a header, a rule and the rows, columns as wide as their widest cell. With
+ * `numbers`, every column after the first is right-aligned.
+ *
+ * @example
+ * printRows(['case', 'calls/s'], [['direct', '1,084']], { numbers: true });
+ */
+export function printRows(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: { readonly numbers?: boolean } = {},
+): void {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
+  );
+  const pad = (cell: string, column: number) =>
+    options.numbers && column > 0 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!);
+  const line = (cells: readonly string[]) => cells.map(pad).join('  ').trimEnd();
+  process.stdout.write(
+    `${[line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n')}\n`,
+  );
+}

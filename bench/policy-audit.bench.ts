@@ -44,6 +44,7 @@ import {
 } from '../src/policy/index.js';
 import { openPostgresStore, type PostgresStore } from '../src/store/index.js';
 import { type PostgresServer, postgresAvailable, startPostgres } from '../test/support/postgres.js';
+import { printRows } from './measure.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUTPUT = resolve(
@@ -376,6 +377,7 @@ function printFigures(cases: readonly Case[], figures: readonly CaseFigures[]): 
           figure.serverCpuMicrosPerCall === undefined ? '' : figure.serverCpuMicrosPerCall.toFixed(1),
           figure.recordsPerCommit === undefined ? '' : figure.recordsPerCommit.toFixed(1),
         ]),
+      { numbers: true },
     );
     process.stdout.write('\n');
   }
@@ -440,19 +442,5 @@ function median(values: readonly number[]): number {
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 const round2 = (value: number) => Math.round(value * 100) / 100;
-
-function printRows(header: readonly string[], rows: readonly (readonly string[])[]): void {
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
-      .join('  ')
-      .trimEnd();
-  process.stdout.write(
-    `${[line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n')}\n`,
-  );
-}
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -28,6 +28,7 @@ import {
   type RecallRow,
   sealTool,
 } from '../test/support/seal-tools.js';
+import { printRows } from './measure.js';
 
 const PLAIN: ToolIndexOptions = {
   stopWords: false,
@@ -253,18 +254,4 @@ function quantile(values: readonly number[], q: number): number {
 
 function percent(part: number, whole: number): string {
   return `${Math.round((1 - part / whole) * 100)}%`;
-}
-
-function printRows(header: readonly string[], rows: readonly (readonly string[])[]): void {
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column]!))
-      .join('  ')
-      .trimEnd();
-  process.stdout.write(
-    `${[line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n')}\n`,
-  );
 }
