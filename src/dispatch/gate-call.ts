@@ -18,6 +18,7 @@ import type {
   PendingApproval,
 } from './gate.js';
 import { isPromiseLike } from './run.js';
+import { toolIdentity } from './tool-identity.js';
 
 /** What the gate step reads of its registry, fixed when the registry is made. */
 export interface GateSettings {
@@ -187,6 +188,9 @@ function answered(
   }
 }
 
+// An approval for the session holds for one tool identity (its source, its name there, the
+// definition shown, the caller) under the rule that asked: never for whatever later takes the name.
 function sessionKey(pending: PendingApproval): string {
-  return `${pending.tool.name}\u0000${pending.decision.rule ?? ''}`;
+  const identity = toolIdentity(pending.tool, pending.meta, pending.state);
+  return `${identity.key}\u0000${pending.decision.rule ?? ''}`;
 }

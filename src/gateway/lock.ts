@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { jsonErrorPosition } from '../dispatch/json-error-position.js';
-import { canonicalJson, digestOf } from '../policy/digest.js';
+import { canonicalJson, digestOf } from '../util/digest.js';
 
 /** One upstream tool as the gateway pinned it: the digest of its whole definition and its description. */
 export interface LockedTool {

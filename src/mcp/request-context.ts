@@ -13,7 +13,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { brandedContextOf, MCP_CONTEXT } from './context-brand.js';
+import { brandedContextOf, MCP_CONTEXT } from '../dispatch/context-brand.js';
 import { incomingTraceContext } from './trace-context.js';
 
 /**
@@ -48,6 +48,11 @@ export interface McpRequestContext {
    * input-required result instead (the server does that for the gate's `ask`).
    */
   readonly canElicit: boolean;
+  /**
+   * The authenticated caller: the client id of the transport's `authInfo` (set by whatever
+   * authenticates the HTTP request), undefined when nothing authenticated it. Approvals bind to it.
+   */
+  readonly principal: string | undefined;
   /**
    * The W3C `traceparent` of the request's `_meta` (on both eras), when it is a valid one; a malformed
    * one is ignored. `instrument` from `toolpact/otel` makes it the parent of the call's `execute_tool`
@@ -182,6 +187,10 @@ class RequestContext implements McpRequestContext {
     if (this.era === 'modern')
       return envelopeOf(this.#ctx)[CLIENT_INFO_META_KEY] as Implementation | undefined;
     return this.#server.getClientVersion();
+  }
+  get principal(): string | undefined {
+    const clientId = this.#ctx.http?.authInfo?.clientId;
+    return typeof clientId === 'string' && clientId !== '' ? clientId : undefined;
   }
   get canElicit(): boolean {
     return this.#canServerRequest && supportsFormElicitation(this.clientCapabilities);

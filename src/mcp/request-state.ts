@@ -21,7 +21,7 @@ import {
   type KeyObject,
   randomBytes,
 } from 'node:crypto';
-import { digestOf } from '../policy/digest.js';
+import { digestOf } from '../util/digest.js';
 
 const VERSION = 1;
 const HEADER_BYTES = 13;

@@ -1,8 +1,8 @@
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import type { CallRecord } from '../registry/registry.js';
+import { digestOf } from '../util/digest.js';
 import type { AuditSink } from './audit-sink.js';
 import { delegationDepth } from './delegation-state.js';
-import { digestOf } from './digest.js';
 import type { PolicyDecision } from './policy-gate.js';
 import { redactText, redactValue } from './redact.js';
 

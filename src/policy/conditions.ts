@@ -1,5 +1,11 @@
-import { compileGlob } from './glob.js';
-import { folderSegments, pathReadings } from './path-readings.js';
+import { compileGlob, type GlobMatcher } from './glob.js';
+import {
+  absoluteSegments,
+  defaultReadingContext,
+  folderReadings,
+  pathReadings,
+  type ReadingContext,
+} from './path-readings.js';
 import type { ArgumentCondition, JsonScalar } from './policy.js';
 
 /**
@@ -10,23 +16,26 @@ export type ReadingMode = 'every' | 'any';
 
 /**
  * Tests one condition against the validated arguments; `path` is dotted (`"options.target"`) or
- * already split into keys. A missing argument, or one of the wrong
- * type, fails the test. An array argument is tested element by element (every element for `every`,
- * some element for `any`).
+ * already split into keys. A missing argument, or one of the wrong type, fails the test. An array
+ * argument is tested element by element (every element for `every`, some element for `any`). Path
+ * tests read the value in `context` (see {@link pathReadings}): relative paths against its roots.
  *
  * @example
- * testCondition({ path: 'docs/a.md' }, 'path', { under: 'docs' }, 'every'); // true
- * testCondition({ path: 'docs/../a.md' }, 'path', { under: 'docs' }, 'every'); // false
+ * const context = { roots: ['/work'], home: '/home/ada' };
+ * testCondition({ path: 'docs/a.md' }, 'path', { under: 'docs' }, 'every', context); // true
+ * testCondition({ path: '/work/docs/a.md' }, 'path', { under: 'docs' }, 'every', context); // true
+ * testCondition({ path: 'docs/../a.md' }, 'path', { under: 'docs' }, 'every', context); // false
  */
 export function testCondition(
   args: unknown,
   path: string | readonly string[],
   condition: ArgumentCondition,
   mode: ReadingMode,
+  context: ReadingContext = fallbackContext(),
 ): boolean {
   const found = lookUp(args, typeof path === 'string' ? path.split('.') : path);
   if (!found.present) return false;
-  const test = compileCondition(condition);
+  const test = compileCondition(condition, context);
   if (!Array.isArray(found.value)) return test(found.value, mode);
   const values: unknown[] = found.value;
   if (values.length === 0) return false;
@@ -35,60 +44,103 @@ export function testCondition(
     : values.some((value) => test(value, mode));
 }
 
+let fallback: ReadingContext | undefined;
+function fallbackContext(): ReadingContext {
+  fallback ??= defaultReadingContext();
+  return fallback;
+}
+
 type ValueTest = (value: unknown, mode: ReadingMode) => boolean;
 
-// Conditions are frozen data from a policy: each is compiled once.
-const compiled = new WeakMap<ArgumentCondition, ValueTest>();
+// Conditions are frozen data from a policy, and contexts are made once per gate or per tool: each
+// pair is compiled once.
+const compiled = new WeakMap<ArgumentCondition, WeakMap<ReadingContext, ValueTest>>();
 
-function compileCondition(condition: ArgumentCondition): ValueTest {
-  let test = compiled.get(condition);
+function compileCondition(condition: ArgumentCondition, context: ReadingContext): ValueTest {
+  let byContext = compiled.get(condition);
+  if (!byContext) {
+    byContext = new WeakMap();
+    compiled.set(condition, byContext);
+  }
+  let test = byContext.get(context);
   if (!test) {
-    test = buildTest(condition);
-    compiled.set(condition, test);
+    test = buildTest(condition, context);
+    byContext.set(context, test);
   }
   return test;
 }
 
-function buildTest(condition: ArgumentCondition): ValueTest {
+function buildTest(condition: ArgumentCondition, context: ReadingContext): ValueTest {
   if ('under' in condition) {
-    const folders = list(condition.under).map((folder) => folderSegments(folder));
+    const folders = list(condition.under).flatMap((folder) => folderReadings(folder, context));
     const lowered = folders.map((folder) => folder.map((part) => part.toLowerCase()));
-    return (value, mode) =>
-      typeof value === 'string' &&
-      testReadings(value, mode, (segments, fold) =>
-        fold
-          ? lowered.some((folder) => startsWith(segments, folder, true))
-          : folders.some((folder) => startsWith(segments, folder, false)),
-      );
+    return (value, mode) => {
+      if (typeof value !== 'string') return false;
+      const readings = pathReadings(value, context);
+      return mode === 'every'
+        ? readings.every((reading) => folders.some((folder) => startsWith(reading.segments, folder, false)))
+        : readings.some((reading) => lowered.some((folder) => startsWith(reading.segments, folder, true)));
+    };
   }
   if ('glob' in condition) {
-    const patterns = list(condition.glob);
-    const exact = patterns.map((pattern) => compileGlob(pattern));
-    const folded = patterns.map((pattern) => compileGlob(pattern.toLowerCase()));
-    return (value, mode) =>
-      typeof value === 'string' &&
-      testReadings(value, mode, (segments, fold) => {
-        const joined = segments.join('/');
-        return fold
-          ? folded.some((match) => match(joined.toLowerCase()))
-          : exact.some((match) => match(joined));
-      });
+    const globs = list(condition.glob).flatMap((pattern) => placeGlob(pattern, context));
+    return (value, mode) => {
+      if (typeof value !== 'string') return false;
+      const readings = pathReadings(value, context);
+      return mode === 'every'
+        ? readings.every((reading) => globs.some((glob) => glob.test(reading.segments, false, context)))
+        : readings.some((reading) => globs.some((glob) => glob.test(reading.segments, true, context)));
+    };
   }
-  if ('equals' in condition) return (value, mode) => sameScalar(value, condition.equals, mode);
+  if ('equals' in condition) {
+    const expected = condition.equals;
+    return (value, mode) => sameScalar(value, expected, mode, context);
+  }
   if ('oneOf' in condition) {
-    return (value, mode) => condition.oneOf.some((option) => sameScalar(value, option, mode));
+    return (value, mode) => condition.oneOf.some((option) => sameScalar(value, option, mode, context));
   }
   return () => false;
 }
 
-function testReadings(
-  value: string,
-  mode: ReadingMode,
-  test: (segments: readonly string[], fold: boolean) => boolean,
-): boolean {
-  const readings = pathReadings(value);
-  if (mode === 'every') return readings.every((reading) => !reading.escapes && test(reading.segments, false));
-  return readings.some((reading) => !reading.escapes && test(reading.segments, true));
+/** A glob from a policy placed in a context: an absolute pattern, or one read from each root. */
+interface PlacedGlob {
+  test(segments: readonly string[], broad: boolean, context: ReadingContext): boolean;
+}
+
+function placeGlob(pattern: string, context: ReadingContext): PlacedGlob[] {
+  const spelling = pattern.normalize('NFC');
+  if (spelling.startsWith('/') || spelling === '~' || spelling.startsWith('~/')) {
+    const absolute = spelling.startsWith('/') ? spelling : `${context.home}${spelling.slice(1)}`;
+    const exact = compileGlob(absolute);
+    const folded = compileGlob(absolute.toLowerCase());
+    return [
+      {
+        test: (segments, broad) => {
+          const path = `/${segments.join('/')}`;
+          return broad ? folded(path.toLowerCase()) : exact(path);
+        },
+      },
+    ];
+  }
+  const exact = compileGlob(spelling);
+  const folded = compileGlob(spelling.toLowerCase());
+  // A pattern that starts with `**` names a file anywhere: a deny reads it outside the roots too.
+  const anywhere = spelling.startsWith('**');
+  const roots = context.roots.map((root) => absoluteSegments(root));
+  return [
+    {
+      test: (segments, broad) => {
+        const match: GlobMatcher = broad ? folded : exact;
+        for (const root of roots) {
+          if (!startsWith(segments, root, false)) continue;
+          const relative = segments.slice(root.length).join('/');
+          if (match(broad ? relative.toLowerCase() : relative)) return true;
+        }
+        if (broad && anywhere) return match(segments.join('/').toLowerCase());
+        return false;
+      },
+    },
+  ];
 }
 
 // `folder` is already lower-cased when `fold` is set.
@@ -101,12 +153,30 @@ function startsWith(segments: readonly string[], folder: readonly string[], fold
   return true;
 }
 
-function sameScalar(value: unknown, expected: JsonScalar, mode: ReadingMode): boolean {
+const PATH_LIKE = /[/\\%~]|^\./;
+
+function sameScalar(
+  value: unknown,
+  expected: JsonScalar,
+  mode: ReadingMode,
+  context: ReadingContext,
+): boolean {
   if (value === expected) return true;
-  if (mode === 'any' && typeof value === 'string' && typeof expected === 'string') {
-    return value.normalize('NFKC').trim().toLowerCase() === expected.normalize('NFKC').trim().toLowerCase();
-  }
-  return false;
+  if (mode === 'every' || typeof value !== 'string' || typeof expected !== 'string') return false;
+  const fold = (text: string) =>
+    text
+      .normalize('NFKC')
+      .replace(/^[\s\u0085\u180E\u200B-\u200D\u2060\uFEFF]+|[\s\u0085\u180E\u200B-\u200D\u2060\uFEFF]+$/g, '')
+      .toLowerCase();
+  if (fold(value) === fold(expected)) return true;
+  // A path named by `equals` is the same file however it is spelled.
+  if (!PATH_LIKE.test(expected) && !PATH_LIKE.test(value)) return false;
+  const targets = new Set(
+    folderReadings(expected, context).map((segments) => segments.join('/').toLowerCase()),
+  );
+  return pathReadings(value, context).some((reading) =>
+    targets.has(reading.segments.join('/').toLowerCase()),
+  );
 }
 
 function list<T>(value: T | readonly T[]): readonly T[] {

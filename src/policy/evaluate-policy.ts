@@ -1,9 +1,12 @@
 import { CATEGORY_DEFAULTS } from '../contract/index.js';
+import { isCarveOut } from './carve-out.js';
 import { testCondition } from './conditions.js';
 import { foldName } from './fold-name.js';
 import { compileGlob, type GlobMatcher, hasWildcard } from './glob.js';
+import { defaultReadingContext, type ReadingContext } from './path-readings.js';
 import {
   type ArgumentCondition,
+  effectiveSource,
   LOCAL_SOURCE,
   POLICY_ACTIONS,
   type Policy,
@@ -22,26 +25,45 @@ export interface PolicyVerdict {
 }
 
 /**
- * Decides one call by the policy's precedence (see {@link Policy}): the most specific matching rule,
- * then the most severe action, then the first in order. Pure and synchronous; a `when` predicate
- * that throws counts as matching for a deny or ask rule and as not matching for an allow rule.
+ * Decides one call by the policy's precedence (see {@link Policy}). A matching deny decides unless
+ * a matching allow or ask rule is a carve-out of it: narrower in every field the deny constrains
+ * (see {@link isCarveOut}). Otherwise, or among carve-outs, the most specific matching rule wins,
+ * ask before allow at equal specificity, then the first in order. Pure and synchronous; a `when`
+ * predicate that throws counts as matching for a deny or ask rule and as not matching for an allow
+ * rule. Path tests read relative paths against `context`'s roots.
  *
  * @example
  * evaluatePolicy(policy, { tool: 'write_file', category: 'write', source: 'local',
  *   arguments: { path: 'docs/a.md' }, meta: {}, state: undefined });
  * // { action: 'allow', rule: 'docs-writable', reason: '…' }
  */
-export function evaluatePolicy(policy: Policy, subject: PolicySubject): PolicyVerdict {
-  let best: CompiledRule | undefined;
-  for (const compiled of compile(policy)) {
-    if (best && compareRanks(compiled.rank, best.rank) <= 0) continue;
-    if (matches(compiled, subject)) best = compiled;
+export function evaluatePolicy(
+  policy: Policy,
+  subject: PolicySubject,
+  context?: ReadingContext,
+): PolicyVerdict {
+  const { denies, others } = compile(policy);
+  const readIn = context ?? fallbackContext();
+  let deny: CompiledRule | undefined;
+  let matchedDenies: number[] | undefined;
+  for (const compiled of denies) {
+    if (!matches(compiled, subject, readIn)) continue;
+    matchedDenies ??= [];
+    matchedDenies.push(compiled.index);
+    if (!deny || compareRanks(compiled.rank, deny.rank) > 0) deny = compiled;
   }
-  if (best) {
+  let best: CompiledRule | undefined;
+  for (const compiled of others) {
+    if (best && compareRanks(compiled.rank, best.rank) <= 0) continue;
+    if (matchedDenies && !matchedDenies.every((index) => compiled.carvesOut.has(index))) continue;
+    if (matches(compiled, subject, readIn)) best = compiled;
+  }
+  const decided = best ?? deny;
+  if (decided) {
     return {
-      action: best.rule.action,
-      rule: best.rule.id,
-      reason: best.rule.reason ?? describeRule(best.rule, subject.tool),
+      action: decided.rule.action,
+      rule: decided.rule.id,
+      reason: decided.rule.reason ?? describeRule(decided.rule, subject.tool),
     };
   }
   const categoryDefault =
@@ -63,9 +85,17 @@ export function evaluatePolicy(policy: Policy, subject: PolicySubject): PolicyVe
   };
 }
 
+let fallback: ReadingContext | undefined;
+function fallbackContext(): ReadingContext {
+  fallback ??= defaultReadingContext();
+  return fallback;
+}
+
 /** A rule with its matchers built and its rank known, made once per policy. */
 interface CompiledRule {
   readonly rule: PolicyRule;
+  /** Its place in the policy. */
+  readonly index: number;
   /** Specificity, then severity: the higher rank decides. */
   readonly rank: readonly number[];
   /** Deny and ask rules read names and values broadly, allow rules narrowly. */
@@ -74,29 +104,53 @@ interface CompiledRule {
   readonly source: GlobMatcher[] | undefined;
   readonly categories: readonly string[] | undefined;
   readonly conditions: readonly (readonly [readonly string[], ArgumentCondition])[];
+  /** The deny rules (by index) this allow or ask rule is a carve-out of. */
+  readonly carvesOut: ReadonlySet<number>;
 }
 
-const compiledPolicies = new WeakMap<Policy, readonly CompiledRule[]>();
+interface CompiledPolicy {
+  readonly denies: readonly CompiledRule[];
+  /** Allow and ask rules, most decisive first, so the search can stop at the first match. */
+  readonly others: readonly CompiledRule[];
+}
 
-function compile(policy: Policy): readonly CompiledRule[] {
+const compiledPolicies = new WeakMap<Policy, CompiledPolicy>();
+
+function compile(policy: Policy): CompiledPolicy {
   let compiled = compiledPolicies.get(policy);
   if (!compiled) {
-    compiled = policy.rules.map((rule) => {
+    const rules = policy.rules.map((rule, index): CompiledRule => {
       const broad = rule.action !== 'allow';
       const matchers = (patterns: readonly string[]) =>
         patterns.map((pattern) => compileGlob(broad ? foldName(pattern) : pattern));
+      const source = effectiveSource(rule);
+      const denies = policy.rules
+        .map((other, otherIndex) => [other, otherIndex] as const)
+        .filter(([other]) => other.action === 'deny');
       return {
         rule,
+        index,
         rank: [...specificity(rule), POLICY_ACTIONS.indexOf(rule.action)],
         broad,
         tool: rule.tool === undefined ? undefined : matchers(listOf(rule.tool)),
-        source: rule.source === undefined ? undefined : matchers(listOf(rule.source)),
+        source: source === undefined ? undefined : matchers(source),
         categories: rule.category === undefined ? undefined : listOf(rule.category),
         conditions: Object.entries(rule.arguments ?? {}).map(
           ([path, condition]) => [path.split('.'), condition] as const,
         ),
+        carvesOut: new Set(
+          rule.action === 'deny'
+            ? []
+            : denies.filter(([deny]) => isCarveOut(rule, deny)).map(([, otherIndex]) => otherIndex),
+        ),
       };
     });
+    compiled = {
+      denies: rules.filter((rule) => rule.rule.action === 'deny'),
+      others: rules
+        .filter((rule) => rule.rule.action !== 'deny')
+        .sort((a, b) => compareRanks(b.rank, a.rank) || a.index - b.index),
+    };
     compiledPolicies.set(policy, compiled);
   }
   return compiled;
@@ -118,14 +172,14 @@ export function specificity(rule: PolicyRule): readonly number[] {
   return [toolScore, sources.length > 0 ? 1 : 0, argumentScore, rule.category === undefined ? 0 : 1];
 }
 
-function matches(compiled: CompiledRule, subject: PolicySubject): boolean {
+function matches(compiled: CompiledRule, subject: PolicySubject, context: ReadingContext): boolean {
   // Allow rules are read narrowly, deny and ask rules broadly: an ambiguity can only make a call stricter.
   const broad = compiled.broad;
   if (compiled.categories && !compiled.categories.includes(subject.category)) return false;
   if (compiled.tool && !matchesName(compiled.tool, subject.tool, broad)) return false;
   if (compiled.source && !matchesName(compiled.source, subject.source, broad)) return false;
   for (const [keys, condition] of compiled.conditions) {
-    if (!testCondition(subject.arguments, keys, condition, broad ? 'any' : 'every')) return false;
+    if (!testCondition(subject.arguments, keys, condition, broad ? 'any' : 'every', context)) return false;
   }
   const when = compiled.rule.when;
   if (when) {

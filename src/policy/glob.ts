@@ -12,13 +12,16 @@ export function hasWildcard(pattern: string): boolean {
 }
 
 /**
- * Compiles a glob. `?` is one character, `*` any run of characters except `/`, `**` any run
- * including `/`. Nothing else is special, so a pattern can never backtrack catastrophically: the
- * match runs in O(pattern × value) with no regular expression.
+ * Compiles a glob. `?` is one character, `*` any run of characters except `/`. `**` as a whole
+ * path segment matches zero or more whole segments (`**\/.ssh/**` matches `.ssh/id_rsa` and
+ * `a/b/.ssh`; `docs/**` matches `docs` itself); elsewhere `**` is any run including `/`. Nothing
+ * else is special, so a pattern can never backtrack catastrophically: the match runs in
+ * O(pattern × value) with no regular expression.
  *
  * @example
  * compileGlob('mcp:*')('mcp:files'); // true
  * compileGlob('docs/**')('docs/a/b.md'); // true
+ * compileGlob('**\/.ssh/**')('.ssh/id_rsa'); // true
  */
 export function compileGlob(pattern: string): GlobMatcher {
   let matcher = cache.get(pattern);
@@ -34,7 +37,17 @@ export function compileGlob(pattern: string): GlobMatcher {
 const MAX_CACHED = 1_000;
 const cache = new Map<string, GlobMatcher>();
 
-type Token = { kind: 'text'; code: number } | { kind: 'one' } | { kind: 'star' } | { kind: 'globstar' };
+/**
+ * `dirs` is `**\/` at a segment's start: zero or more whole segments, each with its slash. `tail`
+ * is a final `/**`: nothing, or a slash and anything after it.
+ */
+type Token =
+  | { kind: 'text'; code: number }
+  | { kind: 'one' }
+  | { kind: 'star' }
+  | { kind: 'globstar' }
+  | { kind: 'dirs' }
+  | { kind: 'tail' };
 
 function tokenize(pattern: string): Token[] {
   const tokens: Token[] = [];
@@ -42,9 +55,18 @@ function tokenize(pattern: string): Token[] {
     const char = pattern[index];
     if (char === '*') {
       if (pattern[index + 1] === '*') {
+        const start = index;
         index++;
         while (pattern[index + 1] === '*') index++;
-        tokens.push({ kind: 'globstar' });
+        const atSegmentStart = start === 0 || pattern[start - 1] === '/';
+        const next = pattern[index + 1];
+        if (atSegmentStart && next === '/') {
+          tokens.push({ kind: 'dirs' });
+          index++;
+        } else if (start > 0 && pattern[start - 1] === '/' && next === undefined) {
+          tokens.pop();
+          tokens.push({ kind: 'tail' });
+        } else tokens.push({ kind: 'globstar' });
       } else tokens.push({ kind: 'star' });
     } else if (char === '?') tokens.push({ kind: 'one' });
     else tokens.push({ kind: 'text', code: pattern.charCodeAt(index) });
@@ -61,15 +83,21 @@ function build(pattern: string): GlobMatcher {
   const prefix = pattern.slice(0, star);
   const rest = pattern.slice(star);
   if (!hasWildcard(prefix) && (rest === '*' || /^\*{2,}$/.test(rest))) {
-    const crossesSlash = rest !== '*';
-    return (value) => value.startsWith(prefix) && (crossesSlash || value.indexOf('/', prefix.length) < 0);
+    if (rest === '*') return (value) => value.startsWith(prefix) && value.indexOf('/', prefix.length) < 0;
+    // `folder/**` is the folder itself or anything below it.
+    if (prefix.endsWith('/')) {
+      const folder = prefix.slice(0, -1);
+      return (value) => value.startsWith(prefix) || value === folder;
+    }
+    return (value) => value.startsWith(prefix);
   }
   // The literal text before the first wildcard and after the last one must be there: a cheap
   // necessary test that turns most values away before the table is built.
   const last = Math.max(pattern.lastIndexOf('*'), pattern.lastIndexOf('?'));
-  const head = prefix.split('?')[0]!;
-  const tail = pattern.slice(last + 1);
   const tokens = tokenize(pattern);
+  // A leading `**/` or a final `/**` can match nothing, taking its slash with it.
+  const head = tokens[0]?.kind === 'dirs' ? '' : prefix.split('?')[0]!.replace(/\/$/, '');
+  const tail = tokens.at(-1)?.kind === 'tail' ? '' : pattern.slice(last + 1);
   return (value) => value.startsWith(head) && value.endsWith(tail) && matchTokens(tokens, value);
 }
 
@@ -113,6 +141,28 @@ function matchTokens(tokens: readonly Token[], value: string): boolean {
         for (let at = 0; at <= length; at++) {
           if (reach[at]) open = true;
           if (open) next[at] = 1;
+        }
+        break;
+      }
+      case 'dirs': {
+        // Nothing, or whole segments: any later position just past a slash.
+        let open = false;
+        for (let at = 0; at <= length; at++) {
+          if (reach[at]) {
+            open = true;
+            next[at] = 1;
+          } else if (open && value.charCodeAt(at - 1) === SLASH) next[at] = 1;
+        }
+        break;
+      }
+      case 'tail': {
+        // Nothing, or a slash and the rest of the value.
+        if (reach[length]) next[length] = 1;
+        for (let at = 0; at < length; at++) {
+          if (reach[at] && value.charCodeAt(at) === SLASH) {
+            next[length] = 1;
+            break;
+          }
         }
         break;
       }

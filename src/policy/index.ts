@@ -10,6 +10,8 @@
  * const gate = createPolicyGate(definePolicy({ rules: [] }), { approver, observe: audit.observe });
  * const registry = new Registry({ ...gate.registryOptions }).register(tools);
  */
+
+export { canonicalJson, digestOf } from '../util/digest.js';
 export { ApprovalSession } from './approval-session.js';
 export {
   type AuditEntry,
@@ -34,7 +36,6 @@ export {
   type DelegateRegistryOptions,
 } from './delegate-registry.js';
 export { DELEGATION, type DelegationState, delegatedState, delegationDepth } from './delegation-state.js';
-export { canonicalJson, digestOf } from './digest.js';
 export { evaluatePolicy, type PolicyVerdict, specificity } from './evaluate-policy.js';
 export { foldName } from './fold-name.js';
 export { compileGlob, type GlobMatcher } from './glob.js';

@@ -1,90 +1,194 @@
-/** One way a tool might read a path argument, as workspace-relative segments. */
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+
+/**
+ * Where relative paths are read from, and what `~` means: the one context every path test of the
+ * gate reads a value in. `roots` are absolute host folders (for a local tool the workspace, for an
+ * imported tool the roots its server's configuration declares); `home` is the home folder of the
+ * user the gate runs as.
+ */
+export interface ReadingContext {
+  readonly roots: readonly string[];
+  readonly home: string;
+  /**
+   * Also read each path through the symbolic links on the way to it (default true): a link in a
+   * root that points at `~/.ssh` is read as `~/.ssh` too.
+   */
+  readonly realPaths?: boolean;
+}
+
+/** One way a tool might read a path argument: an absolute path, resolved lexically. */
 export interface PathReading {
-  /** The segments after `.` and `..` are resolved. */
+  /** The segments of the absolute path after `.` and `..` are resolved (`/a/b` is `['a', 'b']`). */
   readonly segments: readonly string[];
-  /** True when the path is absolute or climbs above the workspace root with `..`. */
-  readonly escapes: boolean;
 }
 
 // Characters that render as a slash or backslash; NFKC maps the full-width ones but not these.
 const SLASH_LIKE = /[\u2215\u2044\u29F8\uFF0F\uFF3C\\]/g;
 const MAX_DECODE_ROUNDS = 3;
-const PLAIN = /^[\x20-\x24\x26-\x5B\x5D-\x7E]*$/;
+// Unicode White_Space (JavaScript's \s plus NEL), the byte-order mark and the zero-width characters:
+// a tool that trims its argument reads the path without them, so the gate reads it both ways.
+const EDGE_INVISIBLE =
+  /^[\s\u0085\u180E\u200B-\u200D\u2060\uFEFF]+|[\s\u0085\u180E\u200B-\u200D\u2060\uFEFF]+$/g;
+// Printable ASCII without %, \\, ~, a NUL or white space at either end: one spelling only.
+const PLAIN =
+  /^[\x21-\x24\x26-\x5B\x5D-\x7D](?:[\x20-\x24\x26-\x5B\x5D-\x7D]*[\x21-\x24\x26-\x5B\x5D-\x7D])?$/;
 
 /**
- * Every reading of a path string that a tool could plausibly act on: as written, percent-decoded
- * (once and repeatedly, so `%252e%252e%252f` is `../`), NFKC-normalized (full-width `．．／`), and
- * with backslashes and slash look-alikes as separators. A policy test on a path is applied to all
- * of them, so no spelling of `..` or of a separator can slip past a path rule.
+ * The context of a gate that reads relative paths against the current folder and `~` as the
+ * current user's home.
  *
  * @example
- * pathReadings('docs%2F..%2F..%2Fetc').some((reading) => reading.escapes); // true
+ * pathReadings('notes/a.md', defaultReadingContext());
  */
-export function pathReadings(value: string): readonly PathReading[] {
+export function defaultReadingContext(roots: readonly string[] = [process.cwd()]): ReadingContext {
+  return { roots: roots.map((root) => joinAbsolute(absoluteSegments(root))), home: homedir() };
+}
+
+/**
+ * Every reading of a path string that a tool could plausibly act on, as absolute paths: as written
+ * and with white space and invisible characters trimmed from its ends; percent-decoded (once and
+ * repeatedly, so `%252e%252e%252f` is `../`); NFKC-normalized (full-width `．．／`); with
+ * backslashes and slash look-alikes as separators; cut at a NUL byte; `~` as the home folder; a
+ * relative path against each root; `.` and `..` resolved lexically; and, where the path or a folder
+ * above it exists, through its symbolic links. A policy test on a path runs on all of them: an allow
+ * rule's must hold for every reading, a deny or ask rule's for any.
+ *
+ * @example
+ * const context = { roots: ['/work'], home: '/home/ada' };
+ * pathReadings(' ~/.ssh/id_rsa', context).some((reading) => reading.segments[2] === '.ssh'); // true
+ */
+export function pathReadings(value: string, context: ReadingContext): readonly PathReading[] {
   // Several rules often test the same argument of one call: the last answer is kept.
-  if (value === lastValue && lastReadings) return lastReadings;
-  const readings = Object.freeze(computeReadings(value));
+  if (value === lastValue && context === lastContext && lastReadings) return lastReadings;
+  const readings = Object.freeze(computeReadings(value, context));
   lastValue = value;
+  lastContext = context;
   lastReadings = readings;
   return readings;
 }
 
 let lastValue: string | undefined;
+let lastContext: ReadingContext | undefined;
 let lastReadings: readonly PathReading[] | undefined;
 
-function computeReadings(value: string): PathReading[] {
-  // Printable ASCII without %, \\ or a NUL has one reading only: the common case, kept cheap.
-  if (PLAIN.test(value)) return [resolveSegments(value)];
+/**
+ * The spellings of a value a tool might act on, before they are placed against the roots.
+ *
+ * @example
+ * pathSpellings('docs%2Fa.md'); // ['docs%2Fa.md', 'docs/a.md']
+ */
+export function pathSpellings(value: string): readonly string[] {
+  if (PLAIN.test(value)) return [value];
   const spellings = new Set<string>([value]);
-  let current = value;
-  for (let round = 0; round < MAX_DECODE_ROUNDS; round++) {
-    const decoded = percentDecode(current);
-    if (decoded === current) break;
-    spellings.add(decoded);
-    current = decoded;
+  const trimmed = value.replace(EDGE_INVISIBLE, '');
+  spellings.add(trimmed);
+  for (const start of [value, trimmed]) {
+    let current = start;
+    for (let round = 0; round < MAX_DECODE_ROUNDS; round++) {
+      const decoded = percentDecode(current);
+      if (decoded === current) break;
+      spellings.add(decoded);
+      // A decoded value can carry its own white space (`%20docs`): trim that too.
+      spellings.add(decoded.replace(EDGE_INVISIBLE, ''));
+      current = decoded;
+    }
   }
   for (const spelling of [...spellings]) {
     const normalized = spelling.normalize('NFKC');
     spellings.add(normalized);
     spellings.add(normalized.replace(SLASH_LIKE, '/'));
     spellings.add(spelling.replace(SLASH_LIKE, '/'));
+    spellings.add(normalized.replace(EDGE_INVISIBLE, ''));
   }
   // A NUL byte ends the path for C-level file APIs, while a JavaScript tool sees all of it: read both.
   for (const spelling of [...spellings]) {
     if (spelling.includes('\0')) spellings.add(spelling.slice(0, spelling.indexOf('\0')));
   }
+  spellings.delete('');
+  return [...spellings];
+}
+
+function computeReadings(value: string, context: ReadingContext): PathReading[] {
   const readings = new Map<string, PathReading>();
-  for (const spelling of spellings) {
-    const reading = resolveSegments(spelling);
-    readings.set(`${reading.escapes}:${reading.segments.join('/')}`, reading);
+  const add = (segments: string[]) => {
+    const key = segments.join('/');
+    if (!readings.has(key)) readings.set(key, Object.freeze({ segments: Object.freeze(segments) }));
+  };
+  for (const spelling of pathSpellings(value)) {
+    for (const segments of placeSpelling(spelling, context)) add(segments);
+  }
+  if (context.realPaths !== false) {
+    for (const reading of [...readings.values()]) {
+      const real = realSegments(reading.segments);
+      if (real) add(real);
+    }
   }
   return [...readings.values()];
 }
 
-/**
- * Splits a relative folder such as `"docs/api"` (as written in a policy) into its segments.
- *
- * @example
- * folderSegments('./docs/api/'); // ['docs', 'api']
- */
-export function folderSegments(folder: string): string[] {
-  return folder.split('/').filter((segment) => segment !== '' && segment !== '.');
+// One spelling as absolute segments: itself when absolute, `~` as home, else once against each root.
+function placeSpelling(spelling: string, context: ReadingContext): string[][] {
+  if (spelling.startsWith('/')) return [absoluteSegments(spelling)];
+  if (spelling === '~' || spelling.startsWith('~/')) {
+    return [absoluteSegments(`${context.home}/${spelling.slice(1)}`)];
+  }
+  if (/^file:\/\//i.test(spelling)) {
+    const rest = spelling.slice('file://'.length);
+    const path = rest.startsWith('/') ? rest : rest.slice(Math.max(0, rest.indexOf('/')));
+    return [absoluteSegments(path)];
+  }
+  return context.roots.map((root) => absoluteSegments(`${root}/${spelling}`));
 }
 
-function resolveSegments(spelling: string): PathReading {
-  const absolute = spelling.startsWith('/') || /^[A-Za-z]:/.test(spelling) || spelling.startsWith('~');
+/**
+ * An absolute path's segments, with `.`, `..`, empty segments and a trailing slash resolved
+ * lexically (`..` stops at `/`).
+ *
+ * @example
+ * absoluteSegments('/work//docs/../a/./b/'); // ['work', 'a', 'b']
+ */
+export function absoluteSegments(path: string): string[] {
   const segments: string[] = [];
-  let escapes = absolute;
-  for (const segment of spelling.split('/')) {
+  for (const segment of path.split('/')) {
     if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (segments.length === 0) escapes = true;
-      else segments.pop();
+    if (segment === '..') segments.pop();
+    else segments.push(segment);
+  }
+  return segments;
+}
+
+/** `/` and the segments joined. */
+export function joinAbsolute(segments: readonly string[]): string {
+  return `/${segments.join('/')}`;
+}
+
+// The path through its symbolic links: the longest part of it that exists is resolved by the file
+// system, and the rest appended, so a file about to be written under a linked folder is read too.
+function realSegments(segments: readonly string[]): string[] | undefined {
+  for (let length = segments.length; length > 0; length--) {
+    let real: string;
+    try {
+      real = realpathSync.native(joinAbsolute(segments.slice(0, length)));
+    } catch {
       continue;
     }
-    segments.push(segment);
+    const resolved = [...absoluteSegments(real), ...segments.slice(length)];
+    return resolved.join('/') === segments.join('/') ? undefined : resolved;
   }
-  return Object.freeze({ segments: Object.freeze(segments), escapes });
+  return undefined;
+}
+
+/**
+ * Splits a folder as written in a policy into absolute segments, once for each root when it is
+ * relative (`docs` is `<root>/docs` for every root), as itself when absolute, under home for `~/`.
+ *
+ * @example
+ * folderReadings('docs', { roots: ['/a', '/b'], home: '/home/u' }); // [['a','docs'], ['b','docs']]
+ */
+export function folderReadings(folder: string, context: ReadingContext): string[][] {
+  const spelling = folder.normalize('NFC');
+  return placeSpelling(spelling, context);
 }
 
 function percentDecode(text: string): string {

@@ -1,14 +1,18 @@
+import { homedir } from 'node:os';
 import {
   CATEGORY_DEFAULTS,
   type RiskLevel,
   type ToolCategory,
   type ToolContract,
 } from '../contract/index.js';
+import type { ToolMeta } from '../define/tool.js';
 import type { ApprovalAnswer, GateDecision, GateRequest } from '../dispatch/gate.js';
+import { toolIdentity } from '../dispatch/tool-identity.js';
 import type { CallRecord, RegistryOptions } from '../registry/registry.js';
 import { ApprovalSession } from './approval-session.js';
 import { definePolicy } from './define-policy.js';
 import { evaluatePolicy, type PolicyVerdict } from './evaluate-policy.js';
+import { defaultReadingContext, type ReadingContext } from './path-readings.js';
 import { type Policy, sourceOf } from './policy.js';
 import { type SandboxCheck, sandboxOf } from './sandbox-declaration.js';
 
@@ -58,6 +62,14 @@ export interface PolicyGateOptions {
   readonly observe?: (record: CallRecord) => unknown;
   /** How long to wait for the approver before denying, in milliseconds (default: no limit). */
   readonly approvalTimeoutMs?: number;
+  /**
+   * The folders relative paths are read against, for local tools (default: the current folder). An
+   * imported tool's own roots come with it (`meta.roots`, set from the gateway's configuration).
+   * A path rule decides the same for a relative path and for its absolute spelling under a root.
+   */
+  readonly roots?: readonly string[];
+  /** The home folder `~` names (default: the home of the user the gate runs as). */
+  readonly home?: string;
 }
 
 /** A policy made into a Registry's gate. */
@@ -91,11 +103,12 @@ export function createPolicyGate(input: Policy, options: PolicyGateOptions = {})
   }
   const approver =
     options.approver && timeoutMs !== undefined ? withTimeout(options.approver, timeoutMs) : options.approver;
+  const readings = readingContexts(options);
   // Synchronous unless a sandbox check or an approver has to wait, so the registry's fast path holds.
   const decide = (request: GateRequest): PolicyDecision | Promise<PolicyDecision> => {
     const source = sourceOf(request.meta);
     try {
-      const decision = decideCall(policy, session, approver, request, source);
+      const decision = decideCall(policy, session, approver, request, source, readings(request.meta));
       return decision instanceof Promise ? decision.catch(() => gateError(source)) : decision;
     } catch {
       return gateError(source);
@@ -145,22 +158,48 @@ function gateError(source: string): PolicyDecision {
   };
 }
 
+// The reading context of a call: the gate's roots for a local tool, the tool's own for an imported
+// one (made once per roots array, so the compiled path tests are reused).
+function readingContexts(options: PolicyGateOptions): (meta: ToolMeta) => ReadingContext {
+  const home = options.home ?? homedir();
+  const local = { ...defaultReadingContext(options.roots ?? [process.cwd()]), home };
+  const byRoots = new WeakMap<readonly unknown[], ReadingContext>();
+  return (meta) => {
+    const roots = (meta as { roots?: unknown }).roots;
+    if (!Array.isArray(roots) || roots.length === 0) return local;
+    let context = byRoots.get(roots);
+    if (!context) {
+      const absolute = roots.filter(
+        (root): root is string => typeof root === 'string' && root.startsWith('/'),
+      );
+      context = absolute.length > 0 ? { ...defaultReadingContext(absolute), home } : local;
+      byRoots.set(roots, context);
+    }
+    return context;
+  };
+}
+
 function decideCall(
   policy: Policy,
   session: ApprovalSession,
   approver: PolicyApprover | undefined,
   request: GateRequest,
   source: string,
+  context: ReadingContext,
 ): PolicyDecision | Promise<PolicyDecision> {
   const contract = request.tool;
-  const verdict = evaluatePolicy(policy, {
-    tool: contract.name,
-    category: contract.category,
-    source,
-    arguments: request.arguments,
-    meta: request.meta,
-    state: request.state,
-  });
+  const verdict = evaluatePolicy(
+    policy,
+    {
+      tool: contract.name,
+      category: contract.category,
+      source,
+      arguments: request.arguments,
+      meta: request.meta,
+      state: request.state,
+    },
+    context,
+  );
   if (verdict.action === 'deny')
     return { action: 'deny', rule: verdict.rule, reason: verdict.reason, source };
   if (!CATEGORY_DEFAULTS[contract.category].requiresSandbox) {
@@ -215,7 +254,8 @@ function afterSandbox(
       return exhaustive;
     }
   }
-  if (session.has(contract.name, rule)) {
+  const identity = toolIdentity(contract, request.meta, request.state).key;
+  if (session.has(contract.name, rule, identity)) {
     return {
       action: 'allow',
       rule,
@@ -254,7 +294,7 @@ function afterSandbox(
     const shaped = answer as { action?: unknown; scope?: unknown; reason?: unknown } | null;
     if (shaped?.action === 'allow') {
       if (shaped.scope === 'session') {
-        session.add(contract.name, rule);
+        session.add(contract.name, rule, identity);
         return { action: 'allow', rule, reason: 'approved for this session', approval: 'session', source };
       }
       return { action: 'allow', rule, reason: 'approved once', approval: 'once', source };

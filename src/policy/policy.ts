@@ -138,3 +138,18 @@ export function sourceOf(meta: ToolMeta): string {
 export function stricter(a: PolicyAction, b: PolicyAction): PolicyAction {
   return POLICY_ACTIONS.indexOf(a) >= POLICY_ACTIONS.indexOf(b) ? a : b;
 }
+
+/**
+ * The sources a rule covers: as written; for an allow rule that names tools and no source, only
+ * `local`, so that a name an imported server chooses never inherits an allowance written for a
+ * local tool. A deny or ask rule without a source covers every source (it can only make a call
+ * stricter).
+ *
+ * @example
+ * effectiveSource({ id: 'r', action: 'allow', tool: 'read_note' }); // ['local']
+ */
+export function effectiveSource(rule: PolicyRule): readonly string[] | undefined {
+  if (rule.source !== undefined) return typeof rule.source === 'string' ? [rule.source] : rule.source;
+  if (rule.action === 'allow' && rule.tool !== undefined) return [LOCAL_SOURCE];
+  return undefined;
+}

@@ -1,10 +1,10 @@
 import type { ToolContract } from '../contract/index.js';
 import { createTool } from '../define/create-tool.js';
 import type { AnyTool } from '../define/tool.js';
+import { brandedContextOf } from '../dispatch/context-brand.js';
 import type { FailureEnvelope } from '../dispatch/envelope.js';
 import { invalidArgumentsFailure } from '../dispatch/errors.js';
 import { ToolDefinitionError } from '../errors/index.js';
-import { brandedContextOf } from '../mcp/context-brand.js';
 import type { Registry } from '../registry/registry.js';
 import { providerToolName } from '../schema/names.js';
 import { toProviderTools } from '../schema/to-provider-tools.js';

@@ -32,7 +32,7 @@ describe('precedence', () => {
     expect(decide([allow, ask])).toMatchObject({ action: 'ask', rule: 'b' });
   });
 
-  test('a more specific rule beats a general one', () => {
+  test('a carve-out of a deny decides inside it; a broader rule never outranks the deny', () => {
     const general: PolicyRule = { id: 'no-writes', action: 'deny', category: 'write' };
     const glob: PolicyRule = { id: 'writes-ask', action: 'ask', tool: 'write_*' };
     const exact: PolicyRule = {
@@ -41,10 +41,37 @@ describe('precedence', () => {
       tool: 'write_file',
       arguments: { path: { under: 'docs' } },
     };
+    // The exact tool under docs is narrower than the deny in its one field (the category): a carve-out.
     expect(decide([general, glob, exact])).toMatchObject({ action: 'allow', rule: 'docs' });
-    expect(decide([general, glob])).toMatchObject({ action: 'ask', rule: 'writes-ask' });
-    // The exact rule does not match outside docs/, so the glob decides.
-    expect(decide([general, glob, exact], 'write_file', 'src/a.ts')).toMatchObject({ rule: 'writes-ask' });
+    // A glob on the name does not pin the category, so it is no carve-out: the deny decides.
+    expect(decide([general, glob])).toMatchObject({ action: 'deny', rule: 'no-writes' });
+    // The exact rule does not match outside docs/, and the glob cannot outrank the deny.
+    expect(decide([general, glob, exact], 'write_file', 'src/a.ts')).toMatchObject({ rule: 'no-writes' });
+    // Without a deny, the most specific rule still wins between ask and allow.
+    expect(decide([glob, exact])).toMatchObject({ action: 'allow', rule: 'docs' });
+    expect(decide([glob, exact], 'write_file', 'src/a.ts')).toMatchObject({
+      action: 'ask',
+      rule: 'writes-ask',
+    });
+  });
+
+  test('a broad allow by source and category does not outrank a narrow deny on a path', () => {
+    const reads: PolicyRule = {
+      id: 'mcp-reads',
+      action: 'allow',
+      source: 'mcp:*',
+      category: ['read', 'search'],
+    };
+    const ssh: PolicyRule = { id: 'no-ssh', action: 'deny', arguments: { path: { under: '.ssh' } } };
+    const verdict = evaluatePolicy(definePolicy({ rules: [reads, ssh] }), {
+      tool: 'read_text_file',
+      category: 'read',
+      source: 'mcp:filesystem',
+      arguments: { path: '.ssh/id_rsa' },
+      meta: {},
+      state: undefined,
+    });
+    expect(verdict).toMatchObject({ action: 'deny', rule: 'no-ssh' });
   });
 
   test('an argument test makes a rule more specific than the same rule without one', () => {

@@ -1,0 +1,69 @@
+import type { ToolContract } from '../contract/index.js';
+import type { ToolMeta } from '../define/tool.js';
+import { digestOf } from '../util/digest.js';
+import { brandedContextOf } from './context-brand.js';
+
+/**
+ * What an approval is bound to: where the tool comes from, its name there, the digest of the
+ * definition the approver was shown, and who is calling. A different server behind the same served
+ * name, a changed definition or another caller is another identity, and needs its own approval.
+ */
+export interface ToolIdentity {
+  /** `meta.source`, or `local`. */
+  readonly source: string;
+  /** The tool's name at its source (`meta.remoteName` for an imported tool), else the registered name. */
+  readonly name: string;
+  /** SHA-256 of the canonical JSON of the definition shown: name, title, description, input schema. */
+  readonly definition: string;
+  /** The authenticated caller, where the transport says who it is; undefined for the local process. */
+  readonly principal: string | undefined;
+  /** All of the above as one string, for keys. */
+  readonly key: string;
+}
+
+const definitions = new WeakMap<ToolContract, string>();
+
+/**
+ * The identity a call's approval binds to (see {@link ToolIdentity}). The definition's digest is
+ * computed once per contract.
+ *
+ * @example
+ * toolIdentity(contract, { source: 'mcp:fs', remoteName: 'read_file' }, state).key;
+ */
+export function toolIdentity(contract: ToolContract, meta: ToolMeta, state: unknown): ToolIdentity {
+  let definition = definitions.get(contract);
+  if (definition === undefined) {
+    definition = digestOf({
+      name: contract.name,
+      title: contract.title,
+      description: contract.description,
+      input: contract.parameters,
+    });
+    definitions.set(contract, definition);
+  }
+  const source = typeof meta.source === 'string' && meta.source !== '' ? meta.source : 'local';
+  const name =
+    typeof meta.remoteName === 'string' && meta.remoteName !== '' ? meta.remoteName : contract.name;
+  const principal = principalOf(state);
+  return {
+    source,
+    name,
+    definition,
+    principal,
+    key: [source, name, definition, principal ?? ''].join('\u0000'),
+  };
+}
+
+/**
+ * Who is calling, as far as this process can tell: the authenticated client the MCP transport
+ * reports (`authInfo`), carried by the call's MCP request context; undefined for a call made in this
+ * process or over a transport that authenticates nobody. A name a client gives itself
+ * (`clientInfo.name`) is never a principal.
+ *
+ * @example
+ * principalOf(undefined); // undefined: the local process
+ */
+export function principalOf(state: unknown): string | undefined {
+  const principal = brandedContextOf<{ readonly principal?: unknown }>(state)?.principal;
+  return typeof principal === 'string' && principal !== '' ? principal : undefined;
+}

@@ -1,0 +1,188 @@
+import { foldName } from './fold-name.js';
+import { compileGlob, hasWildcard } from './glob.js';
+import { absoluteSegments } from './path-readings.js';
+import { type ArgumentCondition, effectiveSource, type JsonScalar, type PolicyRule } from './policy.js';
+
+/**
+ * Whether an allow or ask rule is a carve-out of a deny rule: narrower than the deny, or as narrow,
+ * in every field the deny constrains, and not the same rule over again. Only a carve-out can
+ * outrank a deny that matches a call; a broader allow (one that says nothing about a field the deny
+ * tests) never does. Judged on the rules as written, failing closed: where narrowness cannot be
+ * shown (a glob inside another glob, a `when` predicate other than the deny's own), the rule is not
+ * a carve-out.
+ *
+ * - tool: every name the rule gives is one the deny names (a literal the deny's glob matches).
+ * - category: the rule's categories are among the deny's, or the rule names tools exactly (a tool
+ *   has one category).
+ * - source: every source the rule covers is one the deny covers.
+ * - arguments: the rule tests each argument the deny tests, at least as narrowly (`under` a folder
+ *   inside one of the deny's, a glob under one of them, the same `equals`, a subset of `oneOf`).
+ * - when: the same predicate.
+ *
+ * @example
+ * isCarveOut(
+ *   { id: 'docs', action: 'allow', tool: 'write_file', arguments: { path: { under: 'docs' } } },
+ *   { id: 'no-writes', action: 'deny', category: 'write' },
+ * ); // true
+ * isCarveOut(
+ *   { id: 'reads', action: 'allow', source: 'mcp:*', category: 'read' },
+ *   { id: 'ssh', action: 'deny', arguments: { path: { under: '.ssh' } } },
+ * ); // false: the allow says nothing about the path
+ */
+export function isCarveOut(rule: PolicyRule, deny: PolicyRule): boolean {
+  if (rule.action === 'deny' || deny.action !== 'deny') return false;
+  let narrower = false;
+  const note = (result: 'narrower' | 'same' | 'wider'): boolean => {
+    if (result === 'narrower') narrower = true;
+    return result !== 'wider';
+  };
+  const ruleTools = meaningful(rule.tool);
+  const denyTools = meaningful(deny.tool);
+  if (!note(compareNames(ruleTools, denyTools, true))) return false;
+  const exactTools = ruleTools?.every((name) => !hasWildcard(name));
+  const ruleCategories = listOf(rule.category);
+  const denyCategories = listOf(deny.category);
+  if (denyCategories.length > 0) {
+    if (ruleCategories.length > 0) {
+      if (!ruleCategories.every((category) => denyCategories.includes(category))) return false;
+      note(ruleCategories.length < denyCategories.length ? 'narrower' : 'same');
+    } else if (exactTools === true) note('narrower');
+    else return false;
+  } else if (ruleCategories.length > 0) note('narrower');
+  // An allow that names tools covers local tools only; that alone does not make it narrower than a
+  // deny that names no source (the two would be the same rule over again).
+  const denySources = meaningful(effectiveSource(deny));
+  const ruleSources = meaningful(denySources === undefined ? rule.source : effectiveSource(rule));
+  if (!note(compareNames(ruleSources, denySources, false))) return false;
+  const ruleArguments = rule.arguments ?? {};
+  const denyArguments = deny.arguments ?? {};
+  for (const [path, condition] of Object.entries(denyArguments)) {
+    const own = Object.hasOwn(ruleArguments, path) ? ruleArguments[path] : undefined;
+    if (!own || !note(compareConditions(own, condition))) return false;
+  }
+  if (Object.keys(ruleArguments).some((path) => !Object.hasOwn(denyArguments, path))) note('narrower');
+  if (deny.when !== undefined && rule.when !== deny.when) return false;
+  if (rule.when !== undefined && deny.when === undefined) note('narrower');
+  return narrower;
+}
+
+type Comparison = 'narrower' | 'same' | 'wider';
+
+// Patterns that constrain something: a bare `*` (or `**`) is the same as no pattern.
+function meaningful(patterns: string | readonly string[] | undefined): readonly string[] | undefined {
+  const list = listOf(patterns).filter((pattern) => !/^\*+$/.test(pattern));
+  return list.length === 0 ? undefined : list;
+}
+
+function compareNames(
+  rule: readonly string[] | undefined,
+  deny: readonly string[] | undefined,
+  fold: boolean,
+): Comparison {
+  if (deny === undefined) return rule === undefined ? 'same' : 'narrower';
+  if (rule === undefined) return 'wider';
+  const read = (name: string) => (fold ? foldName(name) : name);
+  const denyMatchers = deny.map((pattern) => compileGlob(read(pattern)));
+  let same = rule.length === deny.length;
+  for (const name of rule) {
+    if (deny.includes(name)) continue;
+    same = false;
+    if (hasWildcard(name) || !denyMatchers.some((match) => match(read(name)))) return 'wider';
+  }
+  return same && deny.every((name) => rule.includes(name)) ? 'same' : 'narrower';
+}
+
+function compareConditions(rule: ArgumentCondition, deny: ArgumentCondition): Comparison {
+  if (sameCondition(rule, deny)) return 'same';
+  if ('under' in deny) {
+    const folders = listOf(deny.under).map(folderKey);
+    if ('under' in rule) {
+      return listOf(rule.under).every((folder) => folders.some((outer) => inside(folderKey(folder), outer)))
+        ? 'narrower'
+        : 'wider';
+    }
+    if ('glob' in rule) {
+      return listOf(rule.glob).every((pattern) => {
+        const prefix = literalFolder(pattern);
+        return prefix !== undefined && folders.some((outer) => inside(prefix, outer));
+      })
+        ? 'narrower'
+        : 'wider';
+    }
+    return 'wider';
+  }
+  if ('glob' in deny) {
+    const patterns = listOf(deny.glob);
+    const matchers = patterns.map((pattern) => compileGlob(pattern));
+    if ('glob' in rule) {
+      return listOf(rule.glob).every(
+        (pattern) =>
+          patterns.includes(pattern) || (!hasWildcard(pattern) && matchers.some((match) => match(pattern))),
+      )
+        ? 'narrower'
+        : 'wider';
+    }
+    if ('under' in rule) {
+      // A deny on `folder/**` (or `**`) covers everything under a folder inside it.
+      const covering = patterns.flatMap((pattern) => {
+        if (pattern === '**') return [[] as string[]];
+        const match = /^(.*)\/\*\*$/.exec(pattern);
+        return match && !hasWildcard(match[1]!) ? [folderKey(match[1]!)] : [];
+      });
+      return listOf(rule.under).every((folder) => covering.some((outer) => inside(folderKey(folder), outer)))
+        ? 'narrower'
+        : 'wider';
+    }
+    if ('equals' in rule) {
+      return typeof rule.equals === 'string' && matchers.some((match) => match(rule.equals as string))
+        ? 'narrower'
+        : 'wider';
+    }
+    return 'wider';
+  }
+  const allowed: readonly JsonScalar[] = 'equals' in deny ? [deny.equals] : 'oneOf' in deny ? deny.oneOf : [];
+  if ('equals' in rule) return allowed.includes(rule.equals) ? 'narrower' : 'wider';
+  if ('oneOf' in rule) return rule.oneOf.every((value) => allowed.includes(value)) ? 'narrower' : 'wider';
+  return 'wider';
+}
+
+// A folder as written, as a comparable key: absolute folders as they are, `~/` and relative ones
+// marked so that only folders written the same way are compared.
+function folderKey(folder: string): string[] {
+  const spelling = folder.normalize('NFC');
+  if (spelling.startsWith('/')) return ['/', ...absoluteSegments(spelling)];
+  if (spelling === '~' || spelling.startsWith('~/')) return ['~', ...absoluteSegments(spelling.slice(1))];
+  return ['.', ...absoluteSegments(`/${spelling}`)];
+}
+
+// The literal folder a glob stays under (`docs/**/*.md` stays under `docs`), if any.
+function literalFolder(pattern: string): string[] | undefined {
+  const segments = pattern.split('/');
+  const literal: string[] = [];
+  for (const segment of segments.slice(0, -1)) {
+    if (hasWildcard(segment)) break;
+    literal.push(segment);
+  }
+  if (literal.length === 0 || literal.every((segment) => segment === '')) return undefined;
+  return folderKey(literal.join('/') || '/');
+}
+
+function inside(folder: readonly string[], outer: readonly string[]): boolean {
+  return outer.length <= folder.length && outer.every((segment, index) => folder[index] === segment);
+}
+
+function sameCondition(a: ArgumentCondition, b: ArgumentCondition): boolean {
+  return JSON.stringify(normalize(a)) === JSON.stringify(normalize(b));
+}
+
+function normalize(condition: ArgumentCondition): unknown {
+  if ('under' in condition) return { under: [...listOf(condition.under)].sort() };
+  if ('glob' in condition) return { glob: [...listOf(condition.glob)].sort() };
+  if ('oneOf' in condition) return { oneOf: [...condition.oneOf].map(String).sort() };
+  return condition;
+}
+
+function listOf<T>(value: T | readonly T[] | undefined): readonly T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? (value as readonly T[]) : [value as T];
+}
