@@ -89,6 +89,8 @@ export interface Trace {
   arguments: unknown;
   decision: GateDecision | undefined;
   resultIssues: readonly ValidationIssue[] | undefined;
+  /** Whether the tool's function was started: after that, a failure may follow an effect. */
+  ran: boolean;
 }
 
 export const NO_OPTIONS: CallOptions = Object.freeze({});

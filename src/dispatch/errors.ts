@@ -128,7 +128,7 @@ export function storeUnavailableFailure(
     tool,
     message: ran
       ? `The call to "${tool}" reached the tool, but its audit record could not be committed to the shared store${why}, so its outcome is withheld. It may have taken effect: check before calling it again, and tell the user if this keeps happening.`
-      : `The call to "${tool}" was not run: the shared store it needs (for its approval) cannot be reached${why}. Try again in a moment; tell the user if this keeps happening.`,
+      : `The call to "${tool}" was not run, and had no effect: the shared store it needs (for its approval or its audit record) cannot be reached${why}. Try again in a moment; tell the user if this keeps happening.`,
   };
   return { ok: false, error };
 }

@@ -18,6 +18,7 @@ import { closestNames } from '../util/closest.js';
 import type { CallEnd, CallOptions, CallRecord, ResultValidation, Trace } from './call.js';
 import { type Completed, failed } from './completed.js';
 import { deliver } from './deliver.js';
+import type { Envelope } from './envelope.js';
 import {
   abortedFailure,
   invalidArgumentsFailure,
@@ -29,6 +30,7 @@ import {
   toolFailure,
   unknownToolFailure,
 } from './errors.js';
+import type { GateDecision } from './gate.js';
 import { type GateOutcome, type GateSettings, gateCall } from './gate-call.js';
 import { type ArgumentLimits, ParseFailure, readArguments } from './parse.js';
 import { ExecuteContext, isPromiseLike, type RunLimits, type RunOutcome, settleRun } from './run.js';
@@ -66,7 +68,7 @@ export function runCall(
   const toolName = typeof name === 'string' ? name : String(name);
   // Without an observer or a wrapper nobody reads a trace, so none is kept.
   const trace: Trace | undefined = recorded
-    ? { arguments: undefined, decision: undefined, resultIssues: undefined }
+    ? { arguments: undefined, decision: undefined, resultIssues: undefined, ran: false }
     : undefined;
   let entry: ToolEntry | undefined;
   let pending: Completed | Promise<Completed>;
@@ -198,6 +200,7 @@ function run(
   options: CallOptions,
   trace: Trace | undefined,
 ): Completed | Promise<Completed> {
+  if (trace) trace.ran = true;
   const outer = options.signal;
   if (outer?.aborted) return failed(abortedFailure(entry.name));
   const context = new ExecuteContext(entry.contract, options.callId, options.state, settings.registry);
@@ -304,7 +307,7 @@ function record(
     category: entry?.contract.category,
     callId: options.callId,
     arguments: trace.arguments,
-    decision: trace.decision,
+    decision: refusalDecision(envelope, trace) ?? trace.decision,
     outcome: envelope.ok ? 'ok' : envelope.error.type,
     startedAt,
     durationMs: Date.now() - startedAt,
@@ -325,12 +328,22 @@ function record(
     () => done,
     (error: unknown) => {
       const failure = failed(
-        storeUnavailableFailure(toolName, true, error instanceof Error ? error.message : undefined),
+        storeUnavailableFailure(toolName, trace.ran, error instanceof Error ? error.message : undefined),
       );
       const record = { ...callRecord, outcome: 'store_unavailable' };
       return withRecord ? { ...failure, record } : failure;
     },
   );
+}
+
+// A refusal made before the tool ran is recorded as the decision it was: a store that could not be
+// reached for an approval denies, whatever the policy said before it.
+function refusalDecision(envelope: Envelope, trace: Trace): GateDecision | undefined {
+  if (envelope.ok || trace.ran) return undefined;
+  if (envelope.error.type === 'store_unavailable') {
+    return { action: 'deny', rule: 'store-unavailable', reason: 'the shared store could not be reached' };
+  }
+  return undefined;
 }
 
 const NO_LIMITS: RunLimits = Object.freeze({});

@@ -8,7 +8,9 @@ import type { CallOptions } from '../dispatch/call.js';
 import type { Envelope } from '../dispatch/envelope.js';
 import { permissionDeniedFailure } from '../dispatch/errors.js';
 import type { ApprovalAnswer, PendingApproval } from '../dispatch/gate.js';
+import { toolIdentity } from '../dispatch/tool-identity.js';
 import type { Registry } from '../registry/registry.js';
+import { digestOf } from '../util/digest.js';
 import { approvalAnswer, approvalQuestion } from './elicitation-approver.js';
 import { type McpRequestContext, supportsFormElicitation } from './request-context.js';
 import { bindingFor, type RequestStateSealer } from './request-state.js';
@@ -45,7 +47,10 @@ export async function approvalCall(
   // The rule is sealed in the state's data, not in its binding: the retry cannot know it before the
   // state is opened. It is as bound there (sealed, authenticated), and `resume` answers only an ask by
   // that same rule, so an ask by another rule is asked anew.
-  const binding = bindingFor(name, args, undefined, principal);
+  // The state names the tool by its identity too (its source, its name there, the definition shown),
+  // so a retry that reaches another server's tool behind the same name, or a changed definition, is
+  // refused and asked anew.
+  const binding = bindingFor(boundName(registry, name, ctx), args, undefined, principal);
   const state = ctx.mcpReq.requestState<unknown>();
   let resume: CallOptions['resume'];
   if (state !== undefined) {
@@ -81,6 +86,13 @@ export async function approvalCall(
       requestState,
     }),
   };
+}
+
+function boundName(registry: Registry, name: string, state: unknown): string {
+  const tool = registry.get(name);
+  if (!tool) return name;
+  const identity = toolIdentity(tool.contract, tool.meta, state);
+  return `${name}#${digestOf([identity.source, identity.name, identity.definition]).slice(7, 31)}`;
 }
 
 // The form's answer as the gate reads it; undefined when the retry carries none.

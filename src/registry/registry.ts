@@ -13,6 +13,7 @@ import { registryClosedFailure } from '../dispatch/errors.js';
 import type { ApprovalQueue, Approver, BeforeCallHook } from '../dispatch/gate.js';
 import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from '../dispatch/parse.js';
 import { type PipelineSettings, runCall } from '../dispatch/pipeline.js';
+import { isPromiseLike } from '../dispatch/run.js';
 import { ToolEntry } from '../dispatch/tool-entry.js';
 import { type Attempt, CallWrappers, wrapCall } from '../dispatch/wrap-calls.js';
 import { ToolDefinitionError } from '../errors/index.js';
@@ -392,14 +393,40 @@ export class Registry {
   // the event loop of its own. Every stage that can fail is caught, so the promise never rejects.
   #run(name: unknown, args: unknown, options: CallOptions = NO_OPTIONS): Completed | Promise<Completed> {
     // A subset lives no longer than its parent: the parent's close released what its tools use.
-    if (this.#closed || this.#parent?.closed)
-      return failed(registryClosedFailure(typeof name === 'string' ? name : String(name)));
+    if (this.#closed || this.#parent?.closed) {
+      const tool = typeof name === 'string' ? name : String(name);
+      this.#recordClosed(tool, options);
+      return failed(registryClosedFailure(tool));
+    }
     if (this.#wrappers.size === 0) return runCall(this.#settings, this.#tools, name, args, options, false);
     const live = this.#wrappers.live();
     if (live.length === 0) return runCall(this.#settings, this.#tools, name, args, options, false);
     const tool = typeof name === 'string' ? name : String(name);
     const call = { tool, contract: this.get(tool)?.contract, callId: options.callId, state: options.state };
     return wrapCall(live, call, this.#attempt, name, args, options);
+  }
+
+  // A call refused because the registry is closed is still a decision: the observer (an audit log
+  // that outlives the registry) is told, and one that is closed too is ignored.
+  #recordClosed(tool: string, options: CallOptions): void {
+    const observe = this.#settings.observe;
+    if (!observe) return;
+    try {
+      const held = observe({
+        tool,
+        category: this.#tools.get(tool)?.contract.category,
+        callId: options.callId,
+        arguments: undefined,
+        decision: { action: 'deny', rule: 'registry-closed', reason: 'the registry is closed' },
+        outcome: 'registry_closed',
+        startedAt: Date.now(),
+        durationMs: 0,
+        state: options.state,
+      });
+      if (isPromiseLike(held)) Promise.resolve(held).catch(() => {});
+    } catch {
+      // Nothing is left to record it in.
+    }
   }
 
   #changed(): void {

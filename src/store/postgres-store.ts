@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Client, ClientConfig, Pool, PoolClient, PoolConfig } from 'pg';
 import type { ApprovalAnswer, ApprovalQueue, PauseAnswer, PendingApproval } from '../dispatch/gate.js';
+import { toolIdentity } from '../dispatch/tool-identity.js';
 import { mcpContextOf } from '../mcp/request-context.js';
 import { type AuditEntry, type AuditLogOptions, toEntry } from '../policy/audit-log.js';
 import { type AuditQuery, resolveAuditQuery } from '../policy/audit-query.js';
@@ -412,7 +413,14 @@ async function decideQueued(
   reuseWindowMs: number,
 ): Promise<ApprovalAnswer | PauseAnswer> {
   const tool = pending.tool.name;
-  const digest = digestOf(pending.arguments);
+  // The call's digest covers the tool's identity with its arguments (its source, its name there, the
+  // definition shown), so an approval never runs another server's tool behind the same served name,
+  // nor a changed definition.
+  const identity = toolIdentity(pending.tool, pending.meta, pending.state);
+  const digest = digestOf({
+    arguments: pending.arguments ?? null,
+    tool: [identity.source, identity.name, identity.definition],
+  });
   const key = [tool, digest, principal];
   const client: PoolClient = await pool.connect();
   try {
