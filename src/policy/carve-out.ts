@@ -31,42 +31,56 @@ import { type ArgumentCondition, effectiveSource, type JsonScalar, type PolicyRu
  */
 export function isCarveOut(rule: PolicyRule, deny: PolicyRule): boolean {
   if (rule.action === 'deny' || deny.action !== 'deny') return false;
+  return compareReach(rule, deny) === 'narrower';
+}
+
+/**
+ * How the calls `rule` matches compare with those `other` matches, judged on the rules' fields
+ * (see {@link isCarveOut}): `narrower` (every call `rule` matches, `other` matches too, and `rule`
+ * constrains more), `same` (the same constraints), or `wider` (no such inclusion can be shown).
+ *
+ * @example
+ * compareReach({ id: 'a', action: 'allow', tool: 'write_file' }, { id: 'b', action: 'deny', category: 'write' });
+ * // 'narrower'
+ */
+export function compareReach(rule: PolicyRule, other: PolicyRule): Comparison {
   let narrower = false;
-  const note = (result: 'narrower' | 'same' | 'wider'): boolean => {
+  const note = (result: Comparison): boolean => {
     if (result === 'narrower') narrower = true;
     return result !== 'wider';
   };
   const ruleTools = meaningful(rule.tool);
-  const denyTools = meaningful(deny.tool);
-  if (!note(compareNames(ruleTools, denyTools, true))) return false;
+  const otherTools = meaningful(other.tool);
+  if (!note(compareNames(ruleTools, otherTools, true))) return 'wider';
   const exactTools = ruleTools?.every((name) => !hasWildcard(name));
   const ruleCategories = listOf(rule.category);
-  const denyCategories = listOf(deny.category);
-  if (denyCategories.length > 0) {
+  const otherCategories = listOf(other.category);
+  if (otherCategories.length > 0) {
     if (ruleCategories.length > 0) {
-      if (!ruleCategories.every((category) => denyCategories.includes(category))) return false;
-      note(ruleCategories.length < denyCategories.length ? 'narrower' : 'same');
+      if (!ruleCategories.every((category) => otherCategories.includes(category))) return 'wider';
+      note(ruleCategories.length < otherCategories.length ? 'narrower' : 'same');
     } else if (exactTools === true) note('narrower');
-    else return false;
+    else return 'wider';
   } else if (ruleCategories.length > 0) note('narrower');
   // An allow that names tools covers local tools only; that alone does not make it narrower than a
-  // deny that names no source (the two would be the same rule over again).
-  const denySources = meaningful(effectiveSource(deny));
-  const ruleSources = meaningful(denySources === undefined ? rule.source : effectiveSource(rule));
-  if (!note(compareNames(ruleSources, denySources, false))) return false;
+  // rule that names no source (the two would be the same rule over again).
+  const otherSources = meaningful(effectiveSource(other));
+  const ruleSources = meaningful(otherSources === undefined ? rule.source : effectiveSource(rule));
+  if (!note(compareNames(ruleSources, otherSources, false))) return 'wider';
   const ruleArguments = rule.arguments ?? {};
-  const denyArguments = deny.arguments ?? {};
-  for (const [path, condition] of Object.entries(denyArguments)) {
+  const otherArguments = other.arguments ?? {};
+  for (const [path, condition] of Object.entries(otherArguments)) {
     const own = Object.hasOwn(ruleArguments, path) ? ruleArguments[path] : undefined;
-    if (!own || !note(compareConditions(own, condition))) return false;
+    if (!own || !note(compareConditions(own, condition))) return 'wider';
   }
-  if (Object.keys(ruleArguments).some((path) => !Object.hasOwn(denyArguments, path))) note('narrower');
-  if (deny.when !== undefined && rule.when !== deny.when) return false;
-  if (rule.when !== undefined && deny.when === undefined) note('narrower');
-  return narrower;
+  if (Object.keys(ruleArguments).some((path) => !Object.hasOwn(otherArguments, path))) note('narrower');
+  if (other.when !== undefined && rule.when !== other.when) return 'wider';
+  if (rule.when !== undefined && other.when === undefined) note('narrower');
+  return narrower ? 'narrower' : 'same';
 }
 
-type Comparison = 'narrower' | 'same' | 'wider';
+/** How one rule's reach compares with another's. */
+export type Comparison = 'narrower' | 'same' | 'wider';
 
 // Patterns that constrain something: a bare `*` (or `**`) is the same as no pattern.
 function meaningful(patterns: string | readonly string[] | undefined): readonly string[] | undefined {

@@ -1,4 +1,5 @@
 import { CATEGORIES, isToolCategory } from '../contract/index.js';
+import { hasWildcard } from './glob.js';
 import {
   type ArgumentCondition,
   POLICY_ACTIONS,
@@ -295,21 +296,36 @@ function parseArgumentConditions(
       case 'under': {
         const folders = parsePatterns(test, `${here}: "under"`, rule);
         const climbing = folders.find(
-          (folder) => folder.startsWith('/') || folder.split(/[\\/]/).includes('..') || folder.includes('*'),
+          (folder) =>
+            folder.split(/[\\/]/).includes('..') ||
+            hasWildcard(folder) ||
+            (folder.startsWith('~') && folder !== '~' && !folder.startsWith('~/')),
         );
         if (climbing !== undefined) {
           throw new PolicyError(
             'invalid_rule',
-            `${here}: "under" takes workspace-relative folders without "..", wildcards or a leading "/", received "${climbing}".`,
+            `${here}: "under" takes folders relative to the roots ("docs"), absolute ("/srv/data") or under the home folder ("~/.ssh"), without ".." or wildcards, received "${climbing}".`,
             rule,
           );
         }
         conditions[path] = Object.freeze({ under: folders });
         break;
       }
-      case 'glob':
-        conditions[path] = Object.freeze({ glob: parsePatterns(test, `${here}: "glob"`, rule) });
+      case 'glob': {
+        const patterns = parsePatterns(test, `${here}: "glob"`, rule);
+        for (const pattern of patterns) {
+          const never = neverMatches(pattern);
+          if (never) {
+            throw new PolicyError(
+              'invalid_rule',
+              `${here}: the glob "${pattern}" can never match, because ${never}. Paths are compared after ".", ".." and repeated slashes are resolved: write the glob the same way ("docs/**/*.md", "/srv/**", "~/.ssh/**").`,
+              rule,
+            );
+          }
+        }
+        conditions[path] = Object.freeze({ glob: patterns });
         break;
+      }
       case 'equals':
         if (!isScalar(test)) {
           throw new PolicyError(
@@ -331,6 +347,22 @@ function parseArgumentConditions(
     }
   }
   return Object.freeze(conditions);
+}
+
+// Why a path glob can never match a path as the gate reads it (resolved, absolute or under a root).
+function neverMatches(pattern: string): string | undefined {
+  const body = pattern.startsWith('/')
+    ? pattern.slice(1)
+    : pattern.startsWith('~/')
+      ? pattern.slice(2)
+      : pattern;
+  const segments = body.split('/');
+  if (segments.includes('..') || segments.includes('.')) return 'it has a "." or ".." segment';
+  if (body !== '' && segments.slice(0, -1).includes('')) return 'it has an empty segment ("//")';
+  if (pattern.startsWith('~') && pattern !== '~' && !pattern.startsWith('~/')) {
+    return 'only "~/" (the home folder of the user the gate runs as) is read, not "~name"';
+  }
+  return undefined;
 }
 
 function parseDefaults(value: unknown, where: string): Policy['defaults'] {

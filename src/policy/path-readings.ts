@@ -42,7 +42,19 @@ const PLAIN =
  * pathReadings('notes/a.md', defaultReadingContext());
  */
 export function defaultReadingContext(roots: readonly string[] = [process.cwd()]): ReadingContext {
-  return { roots: roots.map((root) => joinAbsolute(absoluteSegments(root))), home: homedir() };
+  // A root given through a symbolic link is also read at its real path, so the real path of a file
+  // under it (a reading of its own) stays under the root.
+  const placed = new Set<string>();
+  for (const root of roots) {
+    const absolute = joinAbsolute(absoluteSegments(root));
+    placed.add(absolute);
+    try {
+      placed.add(joinAbsolute(absoluteSegments(realpathSync.native(absolute))));
+    } catch {
+      // A root that does not exist (yet) is read as written.
+    }
+  }
+  return { roots: [...placed], home: homedir() };
 }
 
 /**
@@ -115,13 +127,20 @@ function computeReadings(value: string, context: ReadingContext): PathReading[] 
     const key = segments.join('/');
     if (!readings.has(key)) readings.set(key, Object.freeze({ segments: Object.freeze(segments) }));
   };
+  const climbing: string[] = [];
   for (const spelling of pathSpellings(value)) {
     for (const segments of placeSpelling(spelling, context)) add(segments);
+    if (/(^|\/)\.\.(\/|$)/.test(spelling)) climbing.push(spelling);
   }
   if (context.realPaths !== false) {
     for (const reading of [...readings.values()]) {
       const real = realSegments(reading.segments);
       if (real) add(real);
+    }
+    // The kernel resolves `..` after a symbolic link from where the link points, not from the text:
+    // `link-to-ssh/../.aws` is `~/.aws`. Such a spelling is also walked on disk, one segment at a time.
+    for (const spelling of climbing) {
+      for (const start of startsOf(spelling, context)) add(physicalSegments(start));
     }
   }
   return [...readings.values()];
@@ -139,6 +158,35 @@ function placeSpelling(spelling: string, context: ReadingContext): string[][] {
     return [absoluteSegments(path)];
   }
   return context.roots.map((root) => absoluteSegments(`${root}/${spelling}`));
+}
+
+// Where a spelling is read from: `/`, the home folder, or each root.
+function startsOf(spelling: string, context: ReadingContext): { prefix: string; rest: string }[] {
+  if (spelling.startsWith('/')) return [{ prefix: '/', rest: spelling }];
+  if (spelling === '~' || spelling.startsWith('~/'))
+    return [{ prefix: context.home, rest: spelling.slice(1) }];
+  return context.roots.map((root) => ({ prefix: root, rest: spelling }));
+}
+
+function physicalSegments(start: { prefix: string; rest: string }): string[] {
+  let current = absoluteSegments(start.prefix);
+  let onDisk = true;
+  for (const segment of start.rest.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      current.pop();
+      continue;
+    }
+    current.push(segment);
+    if (!onDisk) continue;
+    try {
+      current = absoluteSegments(realpathSync.native(joinAbsolute(current)));
+    } catch {
+      // Past the part that exists, the rest is read as written.
+      onDisk = false;
+    }
+  }
+  return current;
 }
 
 /**
@@ -191,10 +239,20 @@ export function folderReadings(folder: string, context: ReadingContext): string[
   return placeSpelling(spelling, context);
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 function percentDecode(text: string): string {
-  // Byte by byte, so a malformed sequence elsewhere does not stop `%2F` from being read.
-  return text.replace(/%([0-9A-Fa-f]{2})/g, (whole, hex: string) => {
-    const code = Number.parseInt(hex, 16);
-    return code < 0x80 ? String.fromCharCode(code) : whole;
+  // Run by run, so a malformed sequence elsewhere does not stop `%2F` from being read: a run of
+  // escapes that is valid UTF-8 (`cl%C3%A9s`) is decoded as such, else its ASCII bytes alone.
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    const bytes = Uint8Array.from(run.slice(1).split('%'), (hex) => Number.parseInt(hex, 16));
+    try {
+      return UTF8.decode(bytes);
+    } catch {
+      return run.replace(/%([0-9A-Fa-f]{2})/g, (whole, hex: string) => {
+        const code = Number.parseInt(hex, 16);
+        return code < 0x80 ? String.fromCharCode(code) : whole;
+      });
+    }
   });
 }
