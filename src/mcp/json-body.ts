@@ -58,7 +58,8 @@ export function jsonDepth(bytes: Uint8Array, limit: number): number {
         deepest = depth;
         if (deepest > limit) return deepest;
       }
-    } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) {
+    } else if ((byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) && depth > 0) {
+      // Never below zero: stray closers first must not buy an attacker extra levels.
       depth--;
     }
   }
