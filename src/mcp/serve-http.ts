@@ -74,10 +74,11 @@ export interface HttpServeOptions extends McpServerOptions {
    */
   readonly maxSessions?: number;
   /**
-   * Most legacy sessions one client holds at once (default 32). "A client" is the remote address (an
-   * IPv6 one by its /64); see `clientOf`. A client past it keeps opening sessions: its own least
-   * recently active session is closed (an idle one before one with a request open). Behind a reverse
-   * proxy all clients share the proxy's address: raise this, or serve `stateless`.
+   * Most legacy sessions one client holds at once (default 32, or half of `maxSessions` when that is
+   * smaller). "A client" is the remote address (an IPv6 one by its /64); see `clientOf`. A client
+   * past it may keep opening sessions: its own least recently active session is closed (an idle one
+   * before one with a request open). Behind a reverse proxy all clients share the proxy's address:
+   * raise this, or serve `stateless`.
    */
   readonly maxSessionsPerClient?: number;
   /**
@@ -147,7 +148,8 @@ export async function serveHttp(
   const perClient = wholeOption(
     'maxSessionsPerClient',
     options.maxSessionsPerClient,
-    Math.min(DEFAULT_SESSIONS_PER_CLIENT, maxSessions),
+    // Half the global cap at most, so that one client alone never reaches it.
+    Math.max(1, Math.min(DEFAULT_SESSIONS_PER_CLIENT, Math.floor(maxSessions / 2))),
     1,
   );
   if (perClient > maxSessions) {

@@ -73,7 +73,7 @@ export function expiredSessions(
     .map(([id]) => id);
 }
 
-// Eight groups of four hex digits, without leading zeros (the form a /64 key is written in).
+// The eight groups of an IPv6 address, in lower-case hex without leading zeros (as a /64 key is written).
 function expandIPv6(address: string): string[] {
   const [head = '', tail] = address.toLowerCase().split('::');
   const headGroups = head === '' ? [] : head.split(':');
@@ -83,7 +83,5 @@ function expandIPv6(address: string): string[] {
   const extra = last?.includes('.') ? 1 : 0;
   const missing = 8 - headGroups.length - tailGroups.length - extra;
   const groups = [...headGroups, ...Array<string>(Math.max(missing, 0)).fill('0'), ...tailGroups];
-  return groups.map((group) =>
-    group.includes('.') ? group : String(Number.parseInt(group, 16).toString(16)),
-  );
+  return groups.map((group) => (group.includes('.') ? group : Number.parseInt(group, 16).toString(16)));
 }

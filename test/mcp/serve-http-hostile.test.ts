@@ -188,6 +188,28 @@ describe('legacy sessions: one client cannot lock out another', () => {
   });
 });
 
+test('by default one client holds at most half of a small maxSessions', async () => {
+  const running = await serveHttp(fixtureRegistry(undefined), { maxSessions: 4 });
+  try {
+    for (let index = 0; index < 6; index++) await initialize(running.url, '127.0.0.8');
+    expect(running.sessionCount()).toBe(2);
+    await initialize(running.url, '127.0.0.9');
+    await initialize(running.url, '127.0.0.9');
+    expect(running.sessionCount()).toBe(4);
+  } finally {
+    await running.close();
+  }
+});
+
+test.each([
+  [{ maxSessions: 4, maxSessionsPerClient: 5 }, /maxSessionsPerClient is 5, more than maxSessions \(4\)/],
+  [{ sessionIdleMs: 0 }, /sessionIdleMs is 0; give a whole number from 1/],
+  [{ maxJsonDepth: 1.5 }, /maxJsonDepth is 1.5; give a whole number from 1/],
+  [{ maxBodyBytes: -1 }, /maxBodyBytes is -1; give a whole number from 1/],
+])('%j is refused at start', async (options, message) => {
+  await expect(serveHttp(fixtureRegistry(undefined), options)).rejects.toThrow(message);
+});
+
 test('an idle session is closed after sessionIdleMs; one with its GET stream open is kept', async () => {
   const running = await serveHttp(fixtureRegistry(undefined), { sessionIdleMs: 200 });
   try {
