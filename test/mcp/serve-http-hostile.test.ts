@@ -188,6 +188,20 @@ describe('legacy sessions: one client cannot lock out another', () => {
   });
 });
 
+test('20 initializes of one client at once still leave it 3 sessions', async () => {
+  const running = await serveHttp(fixtureRegistry(undefined), { maxSessionsPerClient: 3 });
+  try {
+    const ids = await Promise.all(Array.from({ length: 20 }, () => initialize(running.url, '127.0.0.10')));
+    expect(new Set(ids).size).toBe(20);
+    expect(running.sessionCount()).toBe(3);
+    let live = 0;
+    for (const id of ids) if ((await listStatus(running.url, id, '127.0.0.10')) === 200) live++;
+    expect(live).toBe(3);
+  } finally {
+    await running.close();
+  }
+});
+
 test('by default one client holds at most half of a small maxSessions', async () => {
   const running = await serveHttp(fixtureRegistry(undefined), { maxSessions: 4 });
   try {
@@ -323,13 +337,21 @@ describe('JSON too deep or too large', () => {
     ],
     // A string that ends in an escaped backslash ends there: the brackets after it are counted.
     ['arrays after an escaped backslash', `["\\\\",${'['.repeat(deep)}${']'.repeat(deep)}]`],
-  ])('%s 100,000 deep → 400, -32600, before parsing', async (_name, body) => {
-    const answer = await send(running.url, { body });
-    expect(answer.status).toBe(400);
-    const error = rpcErrorOf(answer);
-    expect(error.code).toBe(-32600);
-    expect(error.data).toEqual({ reason: 'too_deep', limit: 64 });
-  });
+    [
+      'a revision 2026-07-28 tools/call whose arguments nest deep',
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":${'['.repeat(deep)}${']'.repeat(deep)}},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
+    ],
+  ])(
+    '%s 100,000 deep → 400, -32600, before parsing',
+    async (_name, body, headers?: Record<string, string>) => {
+      const answer = await send(running.url, { body, ...(headers ? { headers } : {}) });
+      expect(answer.status).toBe(400);
+      const error = rpcErrorOf(answer);
+      expect(error.code).toBe(-32600);
+      expect(error.data).toEqual({ reason: 'too_deep', limit: 64 });
+    },
+  );
 
   test('brackets inside strings do not count, escaped quotes do not end them', async () => {
     const id = await initialize(running.url);
