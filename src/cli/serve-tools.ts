@@ -21,6 +21,8 @@ export const SERVE_FLAGS: FlagSpec = {
   path: 'string',
   stateless: 'boolean',
   'allow-origin': 'string',
+  'session-idle': 'string',
+  'sessions-per-client': 'string',
   name: 'string',
   'page-size': 'string',
   policy: 'string',
@@ -41,6 +43,9 @@ export const SERVE_FLAG_USAGE = [
   '  --stateless     no sessions for 2025 clients either: any replica can answer any request (they lose',
   '                  list_changed and elicitation). Revision 2026-07-28 requests never have a session.',
   '  --allow-origin  browser origins allowed besides loopback ones, comma-separated',
+  '  --session-idle <s> close a 2025 session with no request open for this many seconds (default 1800)',
+  '  --sessions-per-client <n> 2025 sessions one remote address holds (default 32); past it, its least',
+  '                  recently used one closes. Behind a proxy every client has its address: raise it.',
   '  --name <name>   the server name clients see (default toolpact)',
   '  --page-size <n> tools per tools/list page (default 100)',
   '  --audit <file>  record each call in this audit log (JSON Lines; SQLite for .db, .sqlite, .sqlite3)',
@@ -103,9 +108,25 @@ export interface ServeToolsOptions {
 export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise<0> {
   const { flags, command } = options;
   const http = flags.http === true;
-  for (const flag of ['port', 'host', 'path', 'stateless', 'allow-origin'] as const) {
+  const sessionFlags = ['session-idle', 'sessions-per-client'] as const;
+  for (const flag of ['port', 'host', 'path', 'stateless', 'allow-origin', ...sessionFlags] as const) {
     if (!http && flags[flag] !== undefined) throw new UsageError(`--${flag} applies only with --http.`);
   }
+  for (const flag of sessionFlags) {
+    if (flags.stateless === true && flags[flag] !== undefined) {
+      throw new UsageError(`--${flag} applies only with sessions: --stateless opens none.`);
+    }
+  }
+  const sessionLimits = {
+    ...(flags['session-idle'] === undefined
+      ? {}
+      : { sessionIdleMs: wholeNumberFlag('session-idle', flags['session-idle'], 1, 31_536_000) * 1000 }),
+    ...(flags['sessions-per-client'] === undefined
+      ? {}
+      : {
+          maxSessionsPerClient: wholeNumberFlag('sessions-per-client', flags['sessions-per-client'], 1, 1000),
+        }),
+  };
   const port = flags.port === undefined ? 3000 : wholeNumberFlag('port', flags.port, 0, 65_535);
   const pageSize =
     flags['page-size'] === undefined ? undefined : wholeNumberFlag('page-size', flags['page-size'], 1);
@@ -252,6 +273,7 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
         port,
         path,
         stateless: flags.stateless === true,
+        ...sessionLimits,
         ...(allowedOrigins ? { allowedOrigins } : {}),
       });
     } catch (error) {

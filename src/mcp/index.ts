@@ -25,6 +25,7 @@ export {
   type ToolListing,
 } from './create-mcp-server.js';
 export { type ElicitationApproverOptions, elicitationApprover } from './elicitation-approver.js';
+export { type ParsedHost, parseHostHeader } from './host-header.js';
 export {
   type DroppedDefault,
   type ImportedTool,
@@ -36,7 +37,13 @@ export {
 } from './import-mcp-tools.js';
 export { type NamePlan, type PrefixMode, planNames, serverSlug } from './imported-names.js';
 export { effectsFromAnnotations, inferCategory } from './infer-category.js';
-export { checkRequestOrigin, isLoopbackHost, type OriginPolicy, type OriginRefusal } from './origin-check.js';
+export {
+  checkRequestOrigin,
+  isLoopbackHost,
+  type OriginPolicy,
+  type OriginRefusal,
+  type OriginRefusalReason,
+} from './origin-check.js';
 export { mcpTargetFromArgument, registryFromMcp } from './registry-from-mcp.js';
 export { type McpRequestContext, mcpContextOf } from './request-context.js';
 export {
@@ -55,6 +62,7 @@ export {
 } from './request-state.js';
 export { type HttpServeOptions, type RunningHttpServer, serveHttp } from './serve-http.js';
 export { type RunningStdioServer, type StdioServeOptions, serveStdio } from './serve-stdio.js';
+export { clientOf } from './session-limits.js';
 export { splitCommandLine } from './split-command-line.js';
 export { type TraceContext, traceContextOf } from './trace-context.js';
 export { upgradeSchema } from './upgrade-schema.js';

@@ -19,8 +19,24 @@ import {
   type McpServerOptions,
   pageSizeOf,
 } from './create-mcp-server.js';
-import { checkRequestOrigin, isLoopbackHost } from './origin-check.js';
+import { parseHostHeader } from './host-header.js';
+import { type JsonBodyFailure, jsonBodyMessage, readJsonBody } from './json-body.js';
+import {
+  checkRequestOrigin,
+  invalidHostEntries,
+  isLoopbackHost,
+  type OriginRefusal,
+} from './origin-check.js';
 import { RequestStateSealer } from './request-state.js';
+import {
+  clientOf,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+  DEFAULT_SESSIONS_PER_CLIENT,
+  expiredSessions,
+  type SessionUse,
+  sessionsToEvict,
+} from './session-limits.js';
 
 /** Options of {@link serveHttp}. */
 export interface HttpServeOptions extends McpServerOptions {
@@ -38,12 +54,39 @@ export interface HttpServeOptions extends McpServerOptions {
   readonly stateless?: boolean;
   /** Browser origins allowed besides loopback ones (the DNS-rebinding defence refuses all others). */
   readonly allowedOrigins?: readonly string[];
-  /** Host header values allowed besides loopback names, for a loopback server behind a local proxy. */
+  /**
+   * Host header values (`host` for any port, or `host:port`) allowed besides loopback names, for a
+   * loopback server behind a local proxy. Whatever the list, a `Host` that is not `host[:port]` is
+   * answered 421.
+   */
   readonly allowedHosts?: readonly string[];
-  /** Largest request body, in bytes (default 4 MiB). */
+  /** Largest request body, in bytes (default 4 MiB); a larger one is answered 413 (-32600). */
   readonly maxBodyBytes?: number;
-  /** Most legacy sessions open at once (default 1,000); an initialize beyond it is answered 503. */
+  /**
+   * Deepest nesting of arrays and objects in a request body (default 64, as .NET's `System.Text.Json`);
+   * a deeper one is answered 400 (-32600) before it is parsed.
+   */
+  readonly maxJsonDepth?: number;
+  /**
+   * Most legacy sessions open at once, across all clients (default 1,000): the last resort, an
+   * initialize beyond it is answered 503. Never reached by one client alone unless
+   * `maxSessionsPerClient` is as large.
+   */
   readonly maxSessions?: number;
+  /**
+   * Most legacy sessions one client holds at once (default 32, or half of `maxSessions` when that is
+   * smaller). "A client" is the remote address (an IPv6 one by its /64); see `clientOf`. A client
+   * past it may keep opening sessions: its own least recently active session is closed (an idle one
+   * before one with a request open). Behind a reverse proxy all clients share the proxy's address:
+   * raise this, or serve `stateless`.
+   */
+  readonly maxSessionsPerClient?: number;
+  /**
+   * A legacy session with no request open (its GET stream included) for this long is closed, in
+   * milliseconds (default 30 minutes); its client's next request is answered 404, and the client
+   * initializes again, as the transport spec says.
+   */
+  readonly sessionIdleMs?: number;
   /**
    * Seals the `requestState` of a revision 2026-07-28 approval (default
    * `RequestStateSealer.fromEnvironment()`: the key in `TOOLPACT_STATE_KEY`, which every replica must
@@ -70,12 +113,15 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-interface Session {
+interface Session extends SessionUse {
   readonly server: Server;
   readonly transport: NodeStreamableHTTPServerTransport;
+  lastActive: number;
+  inFlight: number;
 }
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+const DEFAULT_MAX_DEPTH = 64;
 
 /**
  * Serves a registry over MCP Streamable HTTP on one endpoint for both eras, on loopback unless told
@@ -96,11 +142,30 @@ export async function serveHttp(
 ): Promise<RunningHttpServer> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-  const maxSessions = options.maxSessions ?? 1_000;
-  const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new ToolDefinitionError('invalid_option', `port is ${String(options.port)}; give 0 to 65535.`);
+  const maxBody = wholeOption('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY, 1);
+  const maxDepth = wholeOption('maxJsonDepth', options.maxJsonDepth, DEFAULT_MAX_DEPTH, 1);
+  const maxSessions = wholeOption('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS, 1);
+  const perClient = wholeOption(
+    'maxSessionsPerClient',
+    options.maxSessionsPerClient,
+    // Half the global cap at most, so that one client alone never reaches it.
+    Math.max(1, Math.min(DEFAULT_SESSIONS_PER_CLIENT, Math.floor(maxSessions / 2))),
+    1,
+  );
+  if (perClient > maxSessions) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `maxSessionsPerClient is ${perClient}, more than maxSessions (${maxSessions}); give at most ${maxSessions}.`,
+    );
+  }
+  const idleMs = wholeOption('sessionIdleMs', options.sessionIdleMs, DEFAULT_SESSION_IDLE_MS, 1);
+  const port = wholeOption('port', options.port, 0, 0, 65_535);
+  const badHosts = invalidHostEntries(options.allowedHosts ?? []);
+  if (badHosts.length > 0) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `allowedHosts has ${badHosts.map((entry) => JSON.stringify(entry)).join(', ')}; give host or host:port values (e.g. "proxy.local" or "proxy.local:8080").`,
+    );
   }
   if (!path.startsWith('/')) {
     throw new ToolDefinitionError(
@@ -159,8 +224,20 @@ export async function serveHttp(
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       if (!session) {
-        return rpcError(response, 404, -32001, 'Unknown or ended session. Initialize a new session.');
+        return rpcError(
+          response,
+          404,
+          -32001,
+          'Unknown or ended session (sessions idle for a while are closed). Initialize a new session.',
+        );
       }
+      // A session is idle when no request of its own is open: a GET stream held open keeps it.
+      session.inFlight++;
+      session.lastActive = Date.now();
+      response.once('close', () => {
+        session.inFlight--;
+        session.lastActive = Date.now();
+      });
       await session.transport.handleRequest(request, response, body);
       return;
     }
@@ -175,14 +252,27 @@ export async function serveHttp(
         'No Mcp-Session-Id header: only an initialize request may come without a session (or send a revision 2026-07-28 request, with its _meta envelope, which needs none).',
       );
     }
-    if (sessions.size >= maxSessions) {
-      return rpcError(response, 503, -32000, `Too many open sessions (${maxSessions}); try again later.`);
+    const client = clientOf(request.socket.remoteAddress);
+    // A client at its cap makes room among its own sessions; only the others' count toward a refusal.
+    const evicted = evict(sessionsToEvict(sessions, client, perClient - 1));
+    if (evicted === 0 && sessions.size >= maxSessions) {
+      response.setHeader('Retry-After', '60');
+      return rpcError(
+        response,
+        503,
+        -32000,
+        `Too many open sessions across all clients (${maxSessions}); try again later, or send revision 2026-07-28 requests, which need none.`,
+      );
     }
     const server = createMcpServer(registry, options, { listChanged: true, serverRequests: true });
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { server, transport });
+        sessions.set(id, { server, transport, client, lastActive: Date.now(), inFlight: 0 });
+        // Initializes of one client that ran side by side each saw room; the newest stays.
+        const extra = new Map(sessions);
+        extra.delete(id);
+        evict(sessionsToEvict(extra, client, perClient - 1));
       },
     });
     transport.onclose = () => {
@@ -197,6 +287,22 @@ export async function serveHttp(
     }
   };
 
+  // Closes sessions chosen by a limit; each is gone from the table before its transport closes.
+  const evict = (ids: readonly string[]): number => {
+    for (const id of ids) {
+      const session = sessions.get(id);
+      if (!session) continue;
+      sessions.delete(id);
+      session.transport.close().catch(() => {});
+    }
+    return ids.length;
+  };
+  const sweep = setInterval(
+    () => evict(expiredSessions(sessions, Date.now(), idleMs)),
+    Math.min(Math.max(Math.floor(idleMs / 4), 10), 60_000),
+  );
+  sweep.unref();
+
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== path) return plain(response, 404, `Not found. The MCP endpoint is ${path}.`);
@@ -204,15 +310,26 @@ export async function serveHttp(
       { host: request.headers.host, origin: firstHeader(request.headers.origin) },
       policy,
     );
-    if (refusal) return plain(response, refusal.status, refusal.message);
+    if (refusal) return refuse(response, refusal);
+    // The one reading of Host from here on: the transports rebuild the URL from it, and refuse a
+    // spelling (`[0:0::1]`, `2130706433`) that is not the canonical one the check accepted.
+    const canonical = parseHostHeader(request.headers.host);
+    if (canonical) {
+      request.headers.host =
+        canonical.port === undefined ? canonical.hostname : `${canonical.hostname}:${canonical.port}`;
+    }
 
     const method = request.method ?? 'GET';
     if (method !== 'POST') return serveLegacy(request, response, method, undefined);
     if (!isJsonContentType(firstHeader(request.headers['content-type']))) {
       return rpcError(response, 415, -32000, 'Send the request as Content-Type: application/json.');
     }
-    const body = await readJson(request, response, maxBody);
-    if (body === NO_BODY) return;
+    const read = await readJsonBody(request, { maxBytes: maxBody, maxDepth });
+    if (!read.ok) {
+      const { ok: _, ...failure } = read;
+      return refuseBody(request, response, failure);
+    }
+    const body = read.value;
     // The era is a property of each request: an enveloped one (or one that claims the modern era in its
     // headers, even wrongly, so that the strict handler can say what is wrong) is modern.
     const route = classifyInboundRequest({
@@ -244,6 +361,7 @@ export async function serveHttp(
     });
   } catch (error) {
     // Nothing is served: let go of the registry's change listener and the modern handler.
+    clearInterval(sweep);
     stopFollowing();
     await modern.close().catch(() => {});
     throw error;
@@ -256,6 +374,7 @@ export async function serveHttp(
     host: address.address,
     sessionCount: () => sessions.size,
     async close() {
+      clearInterval(sweep);
       stopFollowing();
       const open = [...sessions.values()];
       sessions.clear();
@@ -277,35 +396,53 @@ function isBareDiscover(body: unknown, request: IncomingMessage): boolean {
   );
 }
 
-const NO_BODY = Symbol('no body');
-
-async function readJson(
-  request: IncomingMessage,
-  response: ServerResponse,
-  maxBytes: number,
-): Promise<unknown | typeof NO_BODY> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      rpcError(response, 413, -32600, `The request body is larger than ${maxBytes} bytes.`);
-      request.destroy();
-      return NO_BODY;
-    }
-    chunks.push(chunk as Buffer);
+function wholeOption(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `${name} is ${String(value)}; give a whole number from ${min} to ${max}.`,
+    );
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    rpcError(response, 400, -32700, 'Parse error: the request body is not valid JSON.');
-    return NO_BODY;
-  }
+  return value;
 }
 
-function rpcError(response: ServerResponse, status: number, code: number, message: string): void {
+// Refusals are JSON-RPC errors like every other answer of the endpoint; `data` carries the code and
+// what came, for a client to act on without reading the sentence.
+function refuse(response: ServerResponse, refusal: OriginRefusal): void {
+  rpcError(response, refusal.status, -32000, refusal.message, {
+    reason: refusal.reason,
+    received: refusal.received,
+  });
+}
+
+function refuseBody(request: IncomingMessage, response: ServerResponse, failure: JsonBodyFailure): void {
+  const { status, code, ...data } = failure;
+  if (failure.reason === 'too_large') {
+    // The rest of the body is not read: close the connection once the answer is out, and let the
+    // bytes still arriving drain into nothing rather than reset the socket before the client reads it.
+    response.setHeader('Connection', 'close');
+    request.resume();
+  }
+  rpcError(response, status, code, jsonBodyMessage(failure), data);
+}
+
+function rpcError(
+  response: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  data?: object,
+): void {
   response.writeHead(status, { 'Content-Type': 'application/json' });
-  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  const error = data ? { code, message, data } : { code, message };
+  response.end(JSON.stringify({ jsonrpc: '2.0', error, id: null }));
 }
 
 function plain(response: ServerResponse, status: number, message: string): void {

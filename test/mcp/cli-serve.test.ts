@@ -34,6 +34,17 @@ describe('toolpact serve: usage errors exit 2 with a message', () => {
     [['serve', MODULE, '--http', '--port', 'eighty'], '--port needs a whole number'],
     [['serve', MODULE, '--http', '--path', 'mcp'], '--path must start with "/"'],
     [['serve', MODULE, '--page-size', '0'], '--page-size needs a whole number'],
+    [['serve', MODULE, '--session-idle', '60'], '--session-idle applies only with --http'],
+    [['serve', MODULE, '--http', '--session-idle', '0'], '--session-idle needs a whole number from 1'],
+    [['serve', MODULE, '--http', '--session-idle', '1.5'], '--session-idle needs a whole number from 1'],
+    [
+      ['serve', MODULE, '--http', '--sessions-per-client', 'all'],
+      '--sessions-per-client needs a whole number',
+    ],
+    [
+      ['serve', MODULE, '--http', '--stateless', '--sessions-per-client', '4'],
+      '--sessions-per-client applies only with sessions',
+    ],
     [['serve', 'no/such/module.ts'], 'Cannot find the module'],
   ])('%j', async (argv, message) => {
     const { io, stderr, stdout } = bufferIo();
@@ -158,6 +169,50 @@ describe('toolpact serve, started as a process', () => {
     } finally {
       rmSync(notes, { recursive: true, force: true });
     }
+  });
+
+  test('--sessions-per-client reaches the server: a second session of one client closes the first', async () => {
+    const child: ChildProcess = spawn(
+      process.execPath,
+      ['--import', 'tsx', BIN, 'serve', MODULE, '--http', '--port', '0', '--sessions-per-client', '1'],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp) \(sessions\)/.exec(stderr);
+        if (match) resolve(match[1]!);
+      });
+      child.once('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const post = (body: object, session?: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(session ? { 'mcp-session-id': session } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
+    try {
+      const first = (await post(initialize)).headers.get('mcp-session-id') ?? '';
+      const second = (await post(initialize)).headers.get('mcp-session-id') ?? '';
+      const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+      expect((await post(list, first)).status).toBe(404);
+      expect((await post(list, second)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   });
 
   test('over HTTP it prints the endpoint, serves it, and stops cleanly on SIGTERM', async () => {
