@@ -10,6 +10,7 @@ const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Com
   gen: () => import('./commands/gen.js'),
   inspect: () => import('./commands/inspect.js'),
   lint: () => import('./commands/lint.js'),
+  policy: () => import('./commands/policy.js'),
   run: () => import('./commands/run.js'),
   schemas: () => import('./commands/schemas.js'),
   search: () => import('./commands/search.js'),

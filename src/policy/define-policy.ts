@@ -111,7 +111,14 @@ export function parsePolicy(input: unknown, where = 'policy'): Policy {
   return result;
 }
 
-function parseRule(raw: unknown, index: number, where: string): PolicyRule {
+/**
+ * Checks one rule of a policy (`index` is its place, for the messages); throws a
+ * {@link PolicyError} as {@link parsePolicy} would.
+ *
+ * @example
+ * parseRule({ id: 'no-shell', action: 'deny', category: 'execute' }, 0, 'policy.json');
+ */
+export function parseRule(raw: unknown, index: number, where: string): PolicyRule {
   const label = (id?: string) => `${where}: rule #${index}${id ? ` ("${id}")` : ''}`;
   if (!isRecord(raw)) {
     throw new PolicyError(

@@ -28,6 +28,8 @@ export {
   resolveAuditQuery,
 } from './audit-query.js';
 export { type AuditSink, AuditSinkError, type AuditSinkErrorCode, combineAuditSinks } from './audit-sink.js';
+export { type Comparison, compareReach, isCarveOut } from './carve-out.js';
+export { checkPolicy, type PolicyCheck, type RefusedRule, type RuleReach } from './check-policy.js';
 export { type ReadingMode, testCondition } from './conditions.js';
 export { definePolicy, parsePolicy } from './define-policy.js';
 export {
@@ -40,9 +42,16 @@ export { evaluatePolicy, type PolicyVerdict, specificity } from './evaluate-poli
 export { foldName } from './fold-name.js';
 export { compileGlob, type GlobMatcher } from './glob.js';
 export { loadPolicyFile, loadPolicyFromConfig } from './load-policy.js';
-export { type PathReading, pathReadings } from './path-readings.js';
+export {
+  defaultReadingContext,
+  type PathReading,
+  pathReadings,
+  pathSpellings,
+  type ReadingContext,
+} from './path-readings.js';
 export {
   type ArgumentCondition,
+  effectiveSource,
   type JsonScalar,
   LOCAL_SOURCE,
   POLICY_ACTIONS,
