@@ -67,10 +67,20 @@ async function noneLeft(except: readonly number[] = []): Promise<void> {
   }
 }
 
-/** The config of one stubborn server (with the marker), every tool allowed. */
-function writeConfig(): { config: string; log: string } {
+/**
+ * The era of a stubborn server's entry, as a lock keeps it: its gateway starts it without a probe, so
+ * once rather than twice (the 2026-07-28 test keeps the probe).
+ */
+const LEGACY_LOCK = {
+  version: 1,
+  servers: { stubborn: { era: 'legacy', prior: { kind: 'legacy' }, tools: {} } },
+};
+
+/** The config of one stubborn server (with the marker), every tool allowed; its lock too, if `locked`. */
+function writeConfig(locked = true): { config: string; log: string } {
   const log = join(dir, 'stubborn.log');
   const config = join(dir, 'gateway.json');
+  if (locked) writeFileSync(join(dir, 'gateway.lock.json'), JSON.stringify(LEGACY_LOCK));
   writeFileSync(
     config,
     JSON.stringify({
@@ -138,7 +148,8 @@ describe('a gateway closed by the v2 client leaves no process', () => {
   test.each(['legacy', 'modern'] as const)(
     '%s era',
     async (era) => {
-      const { config } = writeConfig();
+      // Unlocked on 2026-07-28: each gateway also probes its server's era, in a process of its own.
+      const { config } = writeConfig(era === 'legacy');
       const transport = new StdioClientTransport({
         command: process.execPath,
         args: [BIN, 'gateway', '--config', config],
@@ -181,6 +192,7 @@ describe('a server restarted by the gateway leaves no process', () => {
         },
       });
       ws.write('config.json', entry('1'));
+      ws.write('config.lock.json', LEGACY_LOCK);
       const gateway = await ws.start({ restart: { initialDelayMs: 30, maxDelayMs: 200, maxFailures: 5 } });
       const pids = async () => {
         const called = await gateway.registry.call('pids', {});
