@@ -114,7 +114,9 @@ async function startGateway(config: string): Promise<{ child: ChildProcess; exit
   return { child, exited };
 }
 
-const stdinClosed = (log: string) => existsSync(log) && readFileSync(log, 'utf8').includes('stdin-closed');
+/** Whether the stubborn server's log has a line starting with `event`. */
+const logged = (log: string, event: string) =>
+  existsSync(log) && readFileSync(log, 'utf8').includes(`${event} `);
 
 describe('a gateway ended by its host leaves no process', () => {
   const ways: { way: string; end: (child: ChildProcess, log: string) => Promise<void> }[] = [
@@ -126,7 +128,16 @@ describe('a gateway ended by its host leaves no process', () => {
       end: async (child, log) => {
         child.stdin?.end();
         // The server's stdin closed: the gateway is shutting down and waits for the server to exit.
-        await until(() => stdinClosed(log), 'the server saw its stdin close');
+        await until(() => logged(log, 'stdin-closed'), 'the server saw its stdin close');
+        child.kill('SIGTERM');
+      },
+    },
+    {
+      way: 'a second SIGTERM while the first ends the servers',
+      end: async (child, log) => {
+        child.kill('SIGTERM');
+        // The grandchild outlived the group's SIGTERM: the gateway waits to send SIGKILL.
+        await until(() => logged(log, 'term-ignored'), 'the grandchild ignored SIGTERM');
         child.kill('SIGTERM');
       },
     },
@@ -143,6 +154,20 @@ describe('a gateway ended by its host leaves no process', () => {
     TIMEOUT,
   );
 });
+
+test(
+  '`gateway check` interrupted by SIGINT ends its servers, then itself',
+  async () => {
+    const { config, log } = writeConfig();
+    const child = spawn(process.execPath, [BIN, 'gateway', 'check', '--config', config], { stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await until(() => logged(log, 'start'), 'the server started', 30_000);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    await noneLeft();
+  },
+  TIMEOUT,
+);
 
 describe('a gateway closed by the v2 client leaves no process', () => {
   test.each(['legacy', 'modern'] as const)(
