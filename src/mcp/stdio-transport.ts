@@ -3,6 +3,8 @@ import { PassThrough, type Stream } from 'node:stream';
 import {
   type JSONRPCMessage,
   ReadBuffer,
+  SdkError,
+  SdkErrorCode,
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
@@ -73,7 +75,7 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.#child) throw new Error('ProcessGroupStdioTransport already started.');
+    if (this.#child) return Promise.reject(new Error('ProcessGroupStdioTransport already started.'));
     if (refusingProcessGroups()) {
       return Promise.reject(new Error('this process is shutting down, so the server was not started'));
     }
@@ -126,7 +128,7 @@ export class ProcessGroupStdioTransport implements Transport {
     return new Promise((resolve, reject) => {
       const stdin = this.#child?.stdin;
       if (!stdin) {
-        reject(new Error('Not connected'));
+        reject(new SdkError(SdkErrorCode.NotConnected, 'Not connected'));
         return;
       }
       if (stdin.write(serializeMessage(message))) resolve();

@@ -169,6 +169,29 @@ test(
   TIMEOUT,
 );
 
+test(
+  'a process that exits without closing its connection kills the server’s group as it exits',
+  async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', resolve('test/fixtures/gateway/exit-without-close.ts'), STUBBORN, marker],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    expect(code, output).toBe(0);
+    expect(output).toContain('connected');
+    await noneLeft();
+  },
+  TIMEOUT,
+);
+
 describe('a gateway closed by the v2 client leaves no process', () => {
   test.each(['legacy', 'modern'] as const)(
     '%s era',
