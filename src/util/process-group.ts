@@ -38,6 +38,9 @@ export function adoptProcessGroup(pid: number): void {
 /**
  * Whether any process of the group `id` still runs. A zombie does not count: where nothing reaps
  * orphans (PID 1 of a container), a group's dead members stay zombies, and killing them again is moot.
+ *
+ * @example
+ * if (processGroupAlive(child.pid!)) process.kill(-child.pid!, 'SIGTERM');
  */
 export function processGroupAlive(id: number): boolean {
   try {
@@ -71,6 +74,9 @@ export async function endProcessGroup(id: number, graceMs: number): Promise<void
 /**
  * Sends `signal` to every group still live, synchronously (for a handler that must act before the
  * process dies). Returns how many groups were signalled.
+ *
+ * @example
+ * process.on('SIGTERM', () => { signalProcessGroups('SIGKILL'); process.exit(143); });
  */
 export function signalProcessGroups(signal: NodeJS.Signals): number {
   let count = 0;
@@ -89,20 +95,23 @@ export function signalProcessGroups(signal: NodeJS.Signals): number {
  * This process is ending: SIGTERM every live group now, SIGKILL those still running after `graceMs`,
  * and refuse to start any new one from here on (a server whose start was under way is not left behind).
  * Resolves once every group is gone (bounded as {@link endProcessGroup} is).
+ *
+ * @example
+ * process.once('SIGTERM', () => void endProcessGroups(TERM_GRACE_MS).finally(() => process.exit(143)));
  */
 export async function endProcessGroups(graceMs: number): Promise<void> {
   refusing = true;
   await Promise.all([...live].map((id) => endProcessGroup(id, graceMs)));
 }
 
-/** Whether {@link endProcessGroups} was called: no new process group may start. */
+/**
+ * Whether {@link endProcessGroups} was called: no new process group may start.
+ *
+ * @example
+ * if (refusingProcessGroups()) throw new Error('shutting down; the server was not started');
+ */
 export function refusingProcessGroups(): boolean {
   return refusing;
-}
-
-/** The groups started and not yet seen to end (for diagnostics and tests). */
-export function liveProcessGroups(): readonly number[] {
-  return [...live];
 }
 
 function signal(id: number, name: NodeJS.Signals): void {
