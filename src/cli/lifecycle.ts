@@ -2,10 +2,10 @@ import type { Registry } from '../registry/registry.js';
 import type { CliIo } from './io.js';
 
 /**
- * How long a command waits for what it loaded to close before it goes on without it: long enough for
- * the MCP SDK to end a stdio server however stubborn (it closes the server's stdin, sends SIGTERM after
- * 2 s and SIGKILL 2 s later), short enough that a resource whose close never settles cannot hang the
- * command.
+ * How long a command waits for what it loaded to close before it goes on without it: long enough to end
+ * a stdio MCP server however stubborn (its stdin is closed, its process group is sent SIGTERM after 1 s
+ * and SIGKILL 0.5 s later), short enough that a resource whose close never settles cannot hang the
+ * command. A server's group still live when the process exits is killed then.
  */
 export const CLOSE_GRACE_MS = 5_000;
 

@@ -1,3 +1,5 @@
+import { constants } from 'node:os';
+import { endProcessGroups, signalProcessGroups, TERM_GRACE_MS } from '../util/process-group.js';
 import { UsageError } from './io.js';
 
 /**
@@ -45,4 +47,43 @@ export function wholeNumberFlag(
     throw new UsageError(`--${flag} needs a whole number from ${min} to ${max}, received "${String(text)}".`);
   }
   return value;
+}
+
+/**
+ * Keeps the process groups a command started (the gateway's MCP servers, with whatever they fork) from
+ * outliving it, whichever way a signal comes. Installed for the whole command, unlike
+ * {@link stopSignal}, so that a signal during a shutdown already under way (the client closed stdin,
+ * then sends SIGTERM) is handled too; without a listener, its default action would kill this process
+ * and leave the servers behind.
+ *
+ * - `shutdown` (a command that stops gracefully on its own {@link stopSignal}, installed in the same
+ *   tick): the first SIGINT or SIGTERM ends every group (SIGTERM, SIGKILL after a short grace) while
+ *   the command closes the rest.
+ * - `exit` (a one-shot command): the first one ends every group the same way, then the process exits.
+ *
+ * A second signal kills every group at once and exits (status 128 + the signal's number).
+ *
+ * @example
+ * const groups = endProcessGroupsOnSignal('shutdown');
+ * try { return await serveTools(io, options); } finally { groups.dispose(); }
+ */
+export function endProcessGroupsOnSignal(mode: 'shutdown' | 'exit'): { dispose: () => void } {
+  let signals = 0;
+  const dispose = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  function onSignal(signal: NodeJS.Signals): void {
+    signals++;
+    const status = 128 + (constants.signals[signal] ?? 15);
+    if (signals > 1) {
+      signalProcessGroups('SIGKILL');
+      process.exit(status);
+    }
+    const ending = endProcessGroups(TERM_GRACE_MS);
+    if (mode === 'exit') void ending.finally(() => process.exit(status));
+  }
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { dispose };
 }

@@ -147,15 +147,20 @@ export async function connectMcpServer(
     if (typeof target.command !== 'string' || target.command.trim() === '') {
       throw new ToolDefinitionError('invalid_option', 'Give the command that starts the MCP server.');
     }
-    // Exactly the SDK's class, so that the probe runs in a sibling process the SDK reaps.
-    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-    const stdio = new StdioClientTransport({
+    // In a process group of its own, so that ending the server ends what it started (not on Windows,
+    // which has no process groups: there the SDK's own transport). Either way the SDK runs its era
+    // probe in a sibling process built by the same class, and reaps it.
+    const parameters = {
       command: target.command,
       args: [...(target.args ?? [])],
       ...(target.env ? { env: { ...target.env } } : {}),
       ...(target.cwd ? { cwd: target.cwd } : {}),
-      stderr: 'pipe',
-    });
+      stderr: 'pipe' as const,
+    };
+    const stdio =
+      process.platform === 'win32'
+        ? new (await import('@modelcontextprotocol/client/stdio')).StdioClientTransport(parameters)
+        : new (await import('./stdio-transport.js')).ProcessGroupStdioTransport(parameters);
     // Drain the child's stderr (a full pipe would block it) and keep its end for error messages.
     stdio.stderr?.on('data', (chunk: Buffer) => {
       tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);

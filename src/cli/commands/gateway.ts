@@ -13,6 +13,7 @@ import type { CliIo, Command, ExitCode } from '../io.js';
 import { UsageError } from '../io.js';
 import { closeWithin } from '../lifecycle.js';
 import { SERVE_FLAG_USAGE, SERVE_FLAGS, serveTools } from '../serve-tools.js';
+import { endProcessGroupsOnSignal } from '../stop-signal.js';
 import { renderTable } from '../table.js';
 
 /** The starter policy `gateway init` writes: imported reads run, everything else asks. */
@@ -71,10 +72,15 @@ export const command: Command = {
   ].join('\n'),
   async run(args, io) {
     const [sub] = args;
-    if (sub === 'init') return init(args.slice(1), io);
-    if (sub === 'pin') return pin(args.slice(1), io);
-    if (sub === 'check') return check(args.slice(1), io);
-    return serve(args, io);
+    const once = sub === 'init' ? init : sub === 'pin' ? pin : sub === 'check' ? check : undefined;
+    if (!once) return serve(args, io);
+    // A signal ends the servers started once, then the command (see endProcessGroupsOnSignal).
+    const groups = endProcessGroupsOnSignal('exit');
+    try {
+      return await once(args.slice(1), io);
+    } finally {
+      groups.dispose();
+    }
   },
 };
 
@@ -103,6 +109,9 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
       reason: 'it needs approval and the MCP client cannot ask the user (no elicitation support)',
     };
   };
+  // Installed in the same tick as serveTools' own stop signal, and kept through its shutdown: a signal
+  // during it (the client closed stdin, then sends SIGTERM) ends the servers instead of orphaning them.
+  const groups = endProcessGroupsOnSignal('shutdown');
   return serveTools(io, {
     command: 'gateway',
     flags,
@@ -130,7 +139,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
     onServing: () => {
       if (gateway) io.stderr(summaryLine(gateway.status()));
     },
-  });
+  }).finally(() => groups.dispose());
 }
 
 async function pin(args: readonly string[], io: CliIo): Promise<ExitCode> {
