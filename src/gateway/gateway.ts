@@ -14,16 +14,9 @@ import { planNames } from '../mcp/imported-names.js';
 import { inferCategory } from '../mcp/infer-category.js';
 import { remoteTool } from '../mcp/remote-tool.js';
 import { Registry, type RegistryOptions } from '../registry/registry.js';
-import { type GatewayConfig, type GatewayServer, readGatewayConfig } from './config.js';
-import {
-  compareTools,
-  type GatewayLock,
-  lockEntry,
-  lockedServer,
-  pinServer,
-  readLock,
-  writeLock,
-} from './lock.js';
+import { type GatewayConfig, type GatewayServer, readGatewayConfig } from './config/index.js';
+import { compareTools, type GatewayLock, lockEntry, lockedServer, pinServer } from './lock.js';
+import { readLock, writeLock } from './lock-file.js';
 import { defaultNpxCacheDir } from './npx.js';
 import { sandboxedCommand } from './sandbox-server.js';
 import {
