@@ -43,7 +43,7 @@ import type { Readable } from 'node:stream';
 import { Client, type Tool } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ToolContract } from '../src/contract/index.js';
-import { type GatewayConfig, readGatewayConfig, type StdioTarget } from '../src/gateway/config.js';
+import { type GatewayConfig, readGatewayConfig, type StdioTarget } from '../src/gateway/config/index.js';
 import { startGateway } from '../src/gateway/gateway.js';
 import { countTokens, tokenReport } from '../src/schema/index.js';
 import { withToolSearch } from '../src/search/index.js';

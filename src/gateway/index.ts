@@ -23,7 +23,8 @@ export {
   readHostText,
   type StdioTarget,
   type ToolOverride,
-} from './config.js';
+} from './config/index.js';
+export { describeDiff } from './description-diff.js';
 export {
   DEFINITION_CHANGED,
   defaultLockFile,
@@ -37,17 +38,14 @@ export {
   type ChangedTool,
   compareTools,
   definitionDigest,
-  describeDiff,
   type GatewayLock,
   type LockedServer,
   type LockedTool,
-  LockFileError,
   lockEntry,
   pinServer,
-  readLock,
   type ToolComparison,
-  writeLock,
 } from './lock.js';
+export { LockFileError, readLock, writeLock } from './lock-file.js';
 export {
   defaultNpxCacheDir,
   installNpxPackage,

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ETC_ENTRIES, SYSTEM_DIRS, systemFolderArgs } from '../sandbox/bubblewrap-args.js';
 import { findOnPath, isExecutableFile, shebangOf } from '../util/executables.js';
-import type { GatewaySandbox } from './config.js';
+import type { GatewaySandbox } from './config/types.js';
 import { defaultNpxCacheDir, packageLauncher, parseNpxCommand, resolveNpxCommand } from './npx.js';
 
 // A sandboxed MCP server is a long-running process whose stdin and stdout are the protocol: the

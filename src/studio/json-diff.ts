@@ -1,10 +1,12 @@
+import { diffSequences } from '../util/sequence-diff.js';
+
 /** One line of a diff: kept (` `), only in the provider payload (`+`), or only in the canonical contract (`-`). */
 export interface DiffLine {
   readonly op: ' ' | '+' | '-';
   readonly text: string;
 }
 
-// Past this many lines on either side the table would be large; the diff falls back to two blocks.
+// Past this many lines on both sides the table would be large; the differing lines are shown as two blocks.
 const MAX_LINES = 2_000;
 
 /**
@@ -17,49 +19,25 @@ const MAX_LINES = 2_000;
  * // [{ op: ' ', text: '{' }, { op: ' ', text: '  "name": "a",' }, { op: '-', text: '  "parameters": {}' }, …]
  */
 export function diffJson(before: unknown, after: unknown): DiffLine[] {
-  const left = lines(before);
-  const right = lines(after);
-  if (left.length > MAX_LINES || right.length > MAX_LINES) {
-    return [
-      ...left.map((text) => ({ op: '-' as const, text })),
-      ...right.map((text) => ({ op: '+' as const, text })),
-    ];
-  }
-  const key = (text: string) => text.trim().replace(/,$/, '');
-  const a = left.map(key);
-  const b = right.map(key);
-  const indent = (text: string) => text.length - text.trimStart().length;
+  // Each distinct line read once: the table weighs every pair of lines.
+  const read = new Map<string, { key: string; indent: number }>();
+  const shape = (text: string) => {
+    let known = read.get(text);
+    if (!known) {
+      known = { key: text.trim().replace(/,$/, ''), indent: text.length - text.trimStart().length };
+      read.set(text, known);
+    }
+    return known;
+  };
   // A match at the same depth outweighs one at another, so a closing brace pairs with its own.
-  const weight = (i: number, j: number) =>
-    a[i] !== b[j] ? 0 : indent(left[i]!) === indent(right[j]!) ? 3 : 2;
-  // Heaviest common subsequence, by suffixes; O(n·m) is fine for tool payloads.
-  const width = b.length + 1;
-  const table = new Uint32Array((a.length + 1) * width);
-  const at = (i: number, j: number) => table[i * width + j]!;
-  for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) {
-      const match = weight(i, j);
-      table[i * width + j] = Math.max(match > 0 ? match + at(i + 1, j + 1) : 0, at(i + 1, j), at(i, j + 1));
-    }
-  }
-  const out: DiffLine[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const match = weight(i, j);
-    if (match > 0 && at(i, j) === match + at(i + 1, j + 1)) {
-      out.push({ op: ' ', text: right[j]! });
-      i++;
-      j++;
-    } else if (at(i + 1, j) >= at(i, j + 1)) {
-      out.push({ op: '-', text: left[i++]! });
-    } else {
-      out.push({ op: '+', text: right[j++]! });
-    }
-  }
-  while (i < a.length) out.push({ op: '-', text: left[i++]! });
-  while (j < b.length) out.push({ op: '+', text: right[j++]! });
-  return out;
+  const weight = (left: string, right: string) => {
+    const a = shape(left);
+    const b = shape(right);
+    return a.key !== b.key ? 0 : a.indent === b.indent ? 3 : 2;
+  };
+  return diffSequences(lines(before), lines(after), { weight, maxCells: MAX_LINES * MAX_LINES }).map(
+    (edit) => ({ op: edit.kind, text: edit.item }),
+  );
 }
 
 function lines(value: unknown): string[] {

@@ -17,9 +17,9 @@ import {
   parseGatewayConfig,
   readGatewayConfig,
   readHostText,
-} from '../../src/gateway/config.js';
-import { stripJsonc } from '../../src/gateway/config-text.js';
-import { parseDotenv } from '../../src/gateway/config-variables.js';
+} from '../../src/gateway/config/index.js';
+import { stripJsonc } from '../../src/gateway/config/text.js';
+import { parseDotenv } from '../../src/gateway/config/variables.js';
 
 const FIXTURES = resolve('test/fixtures/gateway/configs');
 

@@ -10,19 +10,17 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describeDiff } from '../../src/gateway/description-diff.js';
 import {
   compareTools,
   definitionDigest,
-  describeDiff,
   type GatewayLock,
-  LockFileError,
   lockEntry,
   lockedServer,
   type McpToolLike,
   pinServer,
-  readLock,
-  writeLock,
 } from '../../src/gateway/lock.js';
+import { LockFileError, readLock, writeLock } from '../../src/gateway/lock-file.js';
 
 let dir: string;
 beforeEach(() => {

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { GatewaySandbox } from '../../src/gateway/config.js';
+import type { GatewaySandbox } from '../../src/gateway/config/index.js';
 import { parseNpxCommand, resolveNpxCommand } from '../../src/gateway/npx.js';
 import {
   findBubblewrap,

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readLock } from '../../src/gateway/lock.js';
+import { readLock } from '../../src/gateway/lock-file.js';
 import { faultEntry, isRunning, spawnedPids, until, workspace } from './support.js';
 
 // The gateway's supervision of real MCP server processes (the fault server over stdio): namespacing,

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { readGatewayConfig } from '../../src/gateway/config.js';
+import { readGatewayConfig } from '../../src/gateway/config/index.js';
 import { type Gateway, type GatewayOptions, startGateway } from '../../src/gateway/gateway.js';
 
 export const FAULT_SERVER = resolve('test/fixtures/gateway/fault-server.mjs');

@@ -2,7 +2,7 @@ import { existsSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { PendingApproval } from '../../dispatch/gate.js';
-import type { GatewayConfig } from '../../gateway/config.js';
+import type { GatewayConfig } from '../../gateway/config/index.js';
 import type { Gateway, GatewayServerStatus } from '../../gateway/gateway.js';
 import { definePolicy } from '../../policy/define-policy.js';
 import { loadPolicyFile } from '../../policy/load-policy.js';
@@ -316,7 +316,7 @@ async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
       `${relativePath(io.cwd, out)} already exists; init never overwrites a file. Give another --out, or remove it.`,
     );
   }
-  const { readGatewayConfig, readHostText } = await import('../../gateway/config.js');
+  const { readGatewayConfig, readHostText } = await import('../../gateway/config/index.js');
   // Checked as the gateway will read it; the entries are then copied as written (variables unexpanded).
   const host = readConfigFile(() => readGatewayConfig(from), io);
   const raw = readHostText(from) as { [key: string]: unknown };
@@ -324,7 +324,7 @@ async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
   const entries = { ...((raw[key] ?? {}) as { [name: string]: unknown }) };
   for (const skipped of host.skipped) delete entries[skipped.name];
   // An entry that already starts the gateway being written would start it inside itself.
-  const { startsThisGateway } = await import('../../gateway/config-self.js');
+  const { startsThisGateway } = await import('../../gateway/config/self.js');
   const loops = host.servers.filter(
     (server) => server.target.kind === 'stdio' && startsThisGateway(server.target, out, homedir()),
   );
@@ -387,7 +387,7 @@ async function readConfig(file: string | boolean | undefined, io: CliIo): Promis
   if (typeof file !== 'string') {
     throw new UsageError("Give the gateway's config with --config <file> (a host file such as mcp.json).");
   }
-  const { readGatewayConfig } = await import('../../gateway/config.js');
+  const { readGatewayConfig } = await import('../../gateway/config/index.js');
   return readConfigFile(() => readGatewayConfig(resolve(io.cwd, file), { env: io.env }), io);
 }
 

@@ -110,7 +110,7 @@ export const command: Command = {
       } else if (typeof flags.gateway === 'string') {
         const file = resolve(io.cwd, flags.gateway);
         const [{ readGatewayConfig, GatewayConfigError }, { startGateway }] = await Promise.all([
-          import('../../gateway/config.js'),
+          import('../../gateway/config/index.js'),
           import('../../gateway/gateway.js'),
         ]);
         let config: Awaited<ReturnType<typeof readGatewayConfig>>;

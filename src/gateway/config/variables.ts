@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { basename, isAbsolute, resolve, sep } from 'node:path';
-import { type ErrorScope, GatewayConfigError, invalid } from './config-error.js';
-import type { HostDialect } from './config-types.js';
+import { type ErrorScope, GatewayConfigError, invalid } from './error.js';
+import type { HostDialect } from './types.js';
 
 /** What variables expand against. */
 export interface VariableScope extends ErrorScope {

@@ -1,7 +1,7 @@
-import { CATEGORIES, isToolCategory } from '../contract/index.js';
-import { checkKeys, child, describe, type ErrorScope, invalid, isRecord } from './config-error.js';
-import type { GatewaySandbox, HostDialect, ToolOverride } from './config-types.js';
-import { resolvePath, type VariableScope } from './config-variables.js';
+import { CATEGORIES, isToolCategory } from '../../contract/index.js';
+import { checkKeys, child, describe, type ErrorScope, invalid, isRecord } from './error.js';
+import type { GatewaySandbox, HostDialect, ToolOverride } from './types.js';
+import { resolvePath, type VariableScope } from './variables.js';
 
 export const HOST_DIALECTS: readonly HostDialect[] = ['claude-desktop', 'claude-code', 'cursor', 'vscode'];
 

@@ -1,5 +1,5 @@
-import { jsonErrorPosition } from '../dispatch/json-error-position.js';
-import { GatewayConfigError } from './config-error.js';
+import { jsonErrorPosition } from '../../dispatch/json-error-position.js';
+import { GatewayConfigError } from './error.js';
 
 /** A configuration's text parsed: the value, and whether it needed JSONC (comments, trailing commas). */
 export interface ParsedText {

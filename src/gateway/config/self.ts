@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { StdioTarget } from './config-types.js';
-import { expandHome } from './config-variables.js';
+import type { StdioTarget } from './types.js';
+import { expandHome } from './variables.js';
 
 /**
  * Whether a stdio entry would start this same gateway: its command line runs toolpact (`toolpact`,

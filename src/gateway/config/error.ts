@@ -1,4 +1,4 @@
-import { closestNames, editDistance } from '../util/closest.js';
+import { closestNames, editDistance } from '../../util/closest.js';
 
 /** Why a gateway configuration was refused. */
 export type GatewayConfigErrorCode =

@@ -1,6 +1,6 @@
 // The shapes of the gateway's config, apart from the code that reads it.
-import type { ToolCategory } from '../contract/index.js';
-import type { Policy } from '../policy/policy.js';
+import type { ToolCategory } from '../../contract/index.js';
+import type { Policy } from '../../policy/policy.js';
 
 /** The host whose file the config is, which decides its keys and its variables. */
 export type HostDialect = 'claude-desktop' | 'claude-code' | 'cursor' | 'vscode';

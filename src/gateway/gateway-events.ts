@@ -1,0 +1,81 @@
+import type { CallRecord } from '../dispatch/call.js';
+import type { WithheldTool } from './plan-tools.js';
+import { DEFINITION_CHANGED } from './served-tool.js';
+
+/** Where the gateway's own events go: lines for the operator, records for the audit. */
+export interface GatewayEventSinks {
+  readonly log: (line: string) => void;
+  readonly audit?: (record: CallRecord) => unknown;
+}
+
+/**
+ * Reports a withheld tool once per definition (`reported` keeps what was said): a line for the operator
+ * with the description's diff, and an audit record whose outcome is `tool_definition_changed`.
+ *
+ * @example
+ * reportWithheld(entry.reported, withheld, digest, { log, audit });
+ */
+export function reportWithheld(
+  reported: Set<string>,
+  withheld: WithheldTool,
+  digest: string,
+  sinks: GatewayEventSinks,
+): void {
+  const key = `${withheld.remoteName}\u0000${digest}`;
+  if (reported.has(key)) return;
+  reported.add(key);
+  if (withheld.reason === 'new') {
+    sinks.log(
+      `${withheld.server}: the new tool "${withheld.remoteName}" is withheld (newTools is "withhold"); accept it with toolpact gateway pin.`,
+    );
+  } else {
+    sinks.log(
+      `${withheld.server}: the definition of "${withheld.remoteName}" changed since it was pinned, so it is withheld. Review the change and accept it with toolpact gateway pin.\n  description:\n${indent(withheld.descriptionDiff ?? '(the description is the same; the schema or annotations changed)')}`,
+    );
+  }
+  audit(sinks, {
+    tool: withheld.name,
+    category: undefined,
+    callId: undefined,
+    arguments: {
+      server: withheld.server,
+      remoteName: withheld.remoteName,
+      reason: withheld.reason,
+      ...(withheld.descriptionDiff ? { descriptionDiff: withheld.descriptionDiff } : {}),
+    },
+    decision: undefined,
+    outcome: DEFINITION_CHANGED,
+    startedAt: Date.now(),
+    durationMs: 0,
+    state: undefined,
+  });
+}
+
+/** Reports, once per server, the overrides that name a tool the server does not list. */
+export function reportUnknownOverrides(
+  reported: Set<string>,
+  server: string,
+  names: readonly string[],
+  sinks: GatewayEventSinks,
+): void {
+  for (const name of names) {
+    if (reported.has(`override:${name}`)) continue;
+    reported.add(`override:${name}`);
+    sinks.log(`${server}: toolpact.servers.${server}.tools names "${name}", which the server does not list.`);
+  }
+}
+
+function audit(sinks: GatewayEventSinks, record: CallRecord): void {
+  // An audit that commits elsewhere (a store) answers a promise: a failed write is not this event's to fail.
+  const recorded = sinks.audit?.(record);
+  if (recorded && typeof (recorded as PromiseLike<unknown>).then === 'function') {
+    Promise.resolve(recorded).catch(() => {});
+  }
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}

@@ -1,0 +1,129 @@
+import { basename } from 'node:path';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import { compareTools, type GatewayLock, lockEntry, lockedServer, pinServer } from './lock.js';
+import { readLock, writeLock } from './lock-file.js';
+
+/** The era verdict an upstream keeps (the SDK's `PriorDiscovery`), opaque but for its `kind`. */
+export type EraVerdict = { readonly kind: string };
+
+/** Options of {@link LockKeeper}. */
+export interface LockKeeperOptions {
+  readonly file: string;
+  /** `read-only` (as `gateway check`) never writes: pins are kept in memory only. Default `first-start`. */
+  readonly pinning?: 'first-start' | 'read-only';
+  /** Lines for the operator. */
+  readonly log?: (line: string) => void;
+}
+
+/**
+ * The one owner of the gateway's lock: reads it at start and again when the file changes, pins a
+ * server the first time it lists its tools, adds allowed new tools and the server's era, and writes
+ * each change atomically. Nothing else reads or writes the lock file while the gateway runs.
+ *
+ * @example
+ * const keeper = new LockKeeper({ file: 'mcp.lock.json', log: console.error });
+ * keeper.pinListed('memory', listed, 'allow', upstream.prior);
+ */
+export class LockKeeper {
+  readonly file: string;
+  readonly #pinning: 'first-start' | 'read-only';
+  readonly #log: (line: string) => void;
+  #lock: GatewayLock;
+
+  /** Reads the lock; a lock that exists and cannot be read throws its `LockFileError`. */
+  constructor(options: LockKeeperOptions) {
+    this.file = options.file;
+    this.#pinning = options.pinning ?? 'first-start';
+    this.#log = options.log ?? (() => {});
+    this.#lock = readLock(this.file) ?? emptyLock();
+  }
+
+  /** The lock as it stands. */
+  get lock(): GatewayLock {
+    return this.#lock;
+  }
+
+  /** Reads the file again (it changed: a `gateway pin` elsewhere); false, with a line logged, when it cannot be read. */
+  reload(): boolean {
+    try {
+      this.#lock = readLock(this.file) ?? emptyLock();
+      return true;
+    } catch (error) {
+      this.#log(`the lock could not be read again: ${messageOf(error)}`);
+      return false;
+    }
+  }
+
+  /**
+   * A server's listing: the first one pins every tool; after that, with `newTools: allow`, the tools
+   * the lock does not know are added. Changed tools are never pinned here (they are withheld).
+   */
+  pinListed(
+    server: string,
+    listed: readonly McpTool[],
+    newTools: 'allow' | 'withhold',
+    prior: EraVerdict | undefined,
+  ): void {
+    if (this.#pinning === 'read-only') return;
+    const locked = lockedServer(this.#lock, server);
+    if (!locked) {
+      this.#save(pinServer(this.#lock, server, listed, eraOf(prior), prior));
+      this.#log(`${server}: pinned ${listed.length} tool definitions in ${basename(this.file)}.`);
+      return;
+    }
+    if (newTools !== 'allow') return;
+    const { added } = compareTools(locked, listed);
+    if (added.length === 0) return;
+    const tools = { ...locked.tools };
+    for (const name of added) {
+      const tool = listed.find((each) => each.name === name);
+      if (tool) tools[name] = lockEntry(tool);
+    }
+    this.#save({ ...this.#lock, servers: { ...this.#lock.servers, [server]: { ...locked, tools } } });
+    this.#log(`${server}: new tools allowed and pinned: ${added.join(', ')}.`);
+  }
+
+  /** The era a server spoke at its start joins the lock, so that the next start does not probe again. */
+  pinEra(server: string, prior: EraVerdict | undefined): void {
+    const locked = lockedServer(this.#lock, server);
+    if (!locked || !prior || JSON.stringify(locked.prior) === JSON.stringify(prior)) return;
+    this.#save({
+      ...this.#lock,
+      servers: { ...this.#lock.servers, [server]: { ...locked, era: eraOf(prior), prior } },
+    });
+  }
+
+  /**
+   * Accepts every listed server's current definitions (what `gateway pin` does), and writes the lock
+   * whatever the pinning mode; a lock that cannot be written throws.
+   */
+  pinAll(listings: readonly { server: string; listed: readonly McpTool[]; prior?: EraVerdict }[]): void {
+    let next = this.#lock;
+    for (const { server, listed, prior } of listings)
+      next = pinServer(next, server, listed, eraOf(prior), prior);
+    this.#lock = next;
+    writeLock(this.file, next);
+  }
+
+  #save(next: GatewayLock): void {
+    if (this.#pinning === 'read-only') return;
+    this.#lock = next;
+    try {
+      writeLock(this.file, next);
+    } catch (error) {
+      this.#log(`cannot write the lock ${this.file}: ${messageOf(error)}`);
+    }
+  }
+}
+
+function eraOf(prior: EraVerdict | undefined): 'modern' | 'legacy' | undefined {
+  return prior ? (prior.kind === 'modern' ? 'modern' : 'legacy') : undefined;
+}
+
+function emptyLock(): GatewayLock {
+  return { version: 1, servers: {} };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

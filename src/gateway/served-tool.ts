@@ -1,0 +1,144 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import type { JsonSchema } from '../contract/index.js';
+import { createTool } from '../define/create-tool.js';
+import type { AnyTool } from '../define/tool.js';
+import type { BeforeCallHook } from '../dispatch/gate.js';
+import { ToolError } from '../dispatch/tool-error.js';
+import { inferCategory } from '../mcp/infer-category.js';
+import { remoteTool } from '../mcp/remote-tool.js';
+import type { GatewayServer } from './config/types.js';
+import type { PlannedTool, WithheldTool } from './plan-tools.js';
+import type { Upstream } from './upstream.js';
+
+/** Where a withheld tool's call ends: the envelope type a client sees. */
+export const DEFINITION_CHANGED = 'tool_definition_changed';
+
+/** What a served tool needs from the running gateway. */
+export interface ServedToolContext {
+  /** The server as it is now: a config change may have restarted it as a new upstream; undefined when disabled. */
+  readonly upstream: (server: string) => Upstream | undefined;
+  /** Lines for the operator. */
+  readonly log: (line: string) => void;
+}
+
+/**
+ * The registry tool for a planned tool: the upstream tool with the config's overrides, calling the
+ * server as it is at the time of the call; or, for a withheld tool, its stand-in that refuses every call.
+ *
+ * @example
+ * for (const planned of planTools(input).tools) registry.register(servedTool(planned, spec, context));
+ */
+export function servedTool(planned: PlannedTool, spec: GatewayServer, context: ServedToolContext): AnyTool {
+  if (planned.withheld) return withheldTool(planned.withheld);
+  const { remote, override, name: local } = planned;
+  const { log } = context;
+  const described = override.description ?? remote.description?.trim();
+  const inputSchema = override.parameters
+    ? describeParameters(remote.inputSchema as JsonSchema, override.parameters, (path) =>
+        log(
+          `${spec.name}: toolpact.servers.${spec.name}.tools.${remote.name}.parameters names "${path}", which its input schema does not have.`,
+        ),
+      )
+    : remote.inputSchema;
+  return remoteTool(
+    { ...remote, inputSchema: inputSchema as McpTool['inputSchema'] },
+    {
+      name: local,
+      server: spec.name,
+      source: `mcp:${spec.name}`,
+      category: override.category ?? inferCategory(remote.name, remote.annotations),
+      inferredCategory: override.category === undefined,
+      description:
+        described ||
+        `${remote.title ?? remote.annotations?.title ?? remote.name} (the MCP server "${spec.name}" gives no description).`,
+      ...(override.title ? { title: override.title } : {}),
+      ...(spec.timeoutMs ? { timeoutMs: spec.timeoutMs } : {}),
+      meta: { gateway: true },
+      call: (call) => {
+        const upstream = context.upstream(spec.name);
+        if (!upstream) {
+          throw new ToolError(`The MCP server "${spec.name}" is disabled in the gateway's config.`, {
+            type: 'mcp_server_unavailable',
+            details: { server: spec.name },
+          });
+        }
+        return upstream.call(call.remoteName, call.arguments, {
+          signal: call.signal,
+          ...(call.meta ? { meta: call.meta } : {}),
+        });
+      },
+    },
+  ).tool;
+}
+
+/** The gate, except for withheld tools: their calls are refused by the tool itself, never asked about. */
+export function withheldPassGate(gate: BeforeCallHook | undefined): BeforeCallHook | undefined {
+  if (!gate) return undefined;
+  return (request) =>
+    request.meta.withheld === true
+      ? { action: 'allow', reason: 'the gateway withholds this tool and refuses the call itself' }
+      : gate(request);
+}
+
+/**
+ * What stands in for a withheld tool: a neutral contract (the changed description never reaches the
+ * model) whose every call is refused with `tool_definition_changed`.
+ */
+function withheldTool(withheld: WithheldTool): AnyTool {
+  const why =
+    withheld.reason === 'changed'
+      ? `The definition of "${withheld.remoteName}" on the MCP server "${withheld.server}" changed since it was pinned`
+      : `"${withheld.remoteName}" is a new tool of the MCP server "${withheld.server}", and new tools are withheld until accepted`;
+  return createTool(
+    {
+      name: withheld.name,
+      description: `Withheld by the gateway until an operator accepts its current definition. Calls are refused.`,
+      parameters: { type: 'object' },
+      category: 'read',
+    },
+    {
+      meta: {
+        source: `mcp:${withheld.server}`,
+        server: withheld.server,
+        remoteName: withheld.remoteName,
+        withheld: true,
+      },
+      execute() {
+        throw new ToolError(
+          `${why}, so the gateway withholds it until an operator reviews the change and accepts it with "toolpact gateway pin". Do not retry; use another tool or tell the user.`,
+          {
+            type: DEFINITION_CHANGED,
+            details: { server: withheld.server, remoteName: withheld.remoteName, reason: withheld.reason },
+          },
+        );
+      },
+    },
+  );
+}
+
+/**
+ * The input schema with the config's parameter descriptions: each dotted path (`path`,
+ * `options.depth`) names a property through nested `properties`; a path the schema lacks is reported.
+ */
+function describeParameters(
+  schema: JsonSchema,
+  descriptions: { readonly [path: string]: string },
+  missing: (path: string) => void,
+): JsonSchema {
+  const copy = structuredClone(schema) as JsonSchema;
+  for (const [path, description] of Object.entries(descriptions)) {
+    let node: JsonSchema | undefined = copy;
+    for (const key of path.split('.')) {
+      const properties: unknown = node?.properties;
+      const next =
+        properties && typeof properties === 'object' && Object.hasOwn(properties, key)
+          ? (properties as Record<string, unknown>)[key]
+          : undefined;
+      node = next && typeof next === 'object' ? (next as JsonSchema) : undefined;
+      if (!node) break;
+    }
+    if (node) (node as { description?: string }).description = description;
+    else missing(path);
+  }
+  return copy;
+}

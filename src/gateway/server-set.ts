@@ -1,0 +1,157 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import type { SkippedTool } from '../mcp/import-mcp-tools.js';
+import type { GatewayConfig, GatewayServer } from './config/types.js';
+import { lockedServer } from './lock.js';
+import type { LockKeeper } from './lock-keeper.js';
+import type { ServerPlan } from './plan-tools.js';
+import { type RestartPolicy, Upstream, type UpstreamCallWrapper } from './upstream.js';
+import { sameProcess, type UpstreamTargetContext, upstreamTarget } from './upstream-target.js';
+
+/** One server of the config, as the gateway runs it. */
+export interface ServerEntry {
+  spec: GatewayServer;
+  upstream: Upstream | undefined;
+  /** Tools the import skipped at the last listing (a bad schema, a duplicate). */
+  imported: readonly SkippedTool[];
+  /** What the last plan said of the server. */
+  plan: ServerPlan;
+  /** Tools that could not be built at the last rebuild, with why. */
+  failed: SkippedTool[];
+  /** Changes already reported, so a re-listing does not repeat them. */
+  readonly reported: Set<string>;
+}
+
+/** Options of {@link ServerSet}. */
+export interface ServerSetOptions {
+  readonly keeper: LockKeeper;
+  readonly target: UpstreamTargetContext;
+  readonly restart?: Partial<RestartPolicy>;
+  readonly probeTimeoutMs: number;
+  readonly wrapUpstreamCall?: UpstreamCallWrapper;
+  /** `toolpact.newTools` of the config in force. */
+  readonly newTools: () => 'allow' | 'withhold';
+  /** A server listed its tools (or a config change was applied): the served tools are planned again. */
+  readonly changed: () => void;
+  readonly log: (line: string) => void;
+}
+
+const NO_PLAN: ServerPlan = { withheld: [], hidden: [], removed: [], skipped: [], unknownOverrides: [] };
+
+/**
+ * The gateway's servers, in config order: started in parallel, each an {@link Upstream} that pins its
+ * listings in the lock; a saved config stops removed servers, restarts changed ones (and ones marked
+ * down) and starts added ones.
+ *
+ * @example
+ * const servers = new ServerSet({ keeper, target: { configFile }, probeTimeoutMs: 5_000, newTools, changed, log });
+ * const started = await servers.apply(config, config);
+ */
+export class ServerSet {
+  readonly #options: ServerSetOptions;
+  readonly #entries = new Map<string, ServerEntry>();
+
+  constructor(options: ServerSetOptions) {
+    this.#options = options;
+  }
+
+  /** Every server of the config in force, in config order. */
+  entries(): ServerEntry[] {
+    return [...this.#entries.values()];
+  }
+
+  /** The running upstream of a server, or undefined (disabled, or not in the config). */
+  upstream(server: string): Upstream | undefined {
+    return this.#entries.get(server)?.upstream;
+  }
+
+  /** What each server lists now; undefined for one that has not listed yet. */
+  listings(): Map<string, readonly McpTool[] | undefined> {
+    return new Map(this.entries().map((entry) => [entry.spec.name, entry.upstream?.tools]));
+  }
+
+  /** Applies a config (`previous` the one in force, the same at the first start); answers the upstreams started. */
+  async apply(previous: GatewayConfig, next: GatewayConfig): Promise<Upstream[]> {
+    const { log } = this.#options;
+    const stopping: Promise<void>[] = [];
+    for (const [name, entry] of this.#entries) {
+      const spec = next.servers.find((server) => server.name === name);
+      if (!spec) {
+        log(`${name}: removed from the config; stopping it.`);
+        this.#entries.delete(name);
+        stopping.push(entry.upstream?.close() ?? Promise.resolve());
+        continue;
+      }
+      // A server marked down gets a fresh start at every save, whatever changed.
+      if (sameProcess(entry.spec, spec) && entry.upstream?.state !== 'down') {
+        entry.spec = spec;
+        continue;
+      }
+      log(
+        `${name}: ${entry.upstream?.state === 'down' ? 'down; the config was saved, so it starts again' : 'changed in the config; restarting it'}.`,
+      );
+      this.#entries.delete(name);
+      stopping.push(entry.upstream?.close() ?? Promise.resolve());
+    }
+    await Promise.all(stopping);
+    // Keep the config's order.
+    const kept = new Map(this.#entries);
+    this.#entries.clear();
+    const started: Upstream[] = [];
+    for (const spec of next.servers) {
+      const entry = kept.get(spec.name);
+      if (entry) {
+        this.#entries.set(spec.name, entry);
+        continue;
+      }
+      if (previous !== next && !previous.servers.some((server) => server.name === spec.name)) {
+        log(`${spec.name}: added to the config; starting it.`);
+      }
+      const fresh = this.#start(spec);
+      if (fresh.upstream) started.push(fresh.upstream);
+    }
+    this.#options.changed();
+    return started;
+  }
+
+  /** Stops every server. */
+  async close(): Promise<void> {
+    await Promise.all(this.entries().map((entry) => entry.upstream?.close()));
+  }
+
+  #start(spec: GatewayServer): ServerEntry {
+    const { keeper, log } = this.#options;
+    const entry: ServerEntry = {
+      spec,
+      upstream: undefined,
+      imported: [],
+      plan: NO_PLAN,
+      failed: [],
+      reported: new Set(),
+    };
+    this.#entries.set(spec.name, entry);
+    if (!spec.enabled) return entry;
+    const locked = lockedServer(keeper.lock, spec.name);
+    const upstream = new Upstream({
+      name: spec.name,
+      target: upstreamTarget(spec, this.#options.target),
+      ...(locked?.prior ? { prior: locked.prior as never } : {}),
+      ...(this.#options.restart ? { restart: this.#options.restart } : {}),
+      probeTimeoutMs: this.#options.probeTimeoutMs,
+      ...(this.#options.wrapUpstreamCall ? { wrapCall: this.#options.wrapUpstreamCall } : {}),
+      ...(spec.timeoutMs ? { requestTimeoutMs: spec.timeoutMs + 1_000 } : {}),
+      log,
+      onTools: (_tools, skipped) => {
+        entry.imported = skipped;
+        const listed = entry.upstream?.tools;
+        if (listed) keeper.pinListed(spec.name, listed, this.#options.newTools(), entry.upstream?.prior);
+        this.#options.changed();
+      },
+      onState: (state) => {
+        if (state === 'up') keeper.pinEra(spec.name, entry.upstream?.prior);
+      },
+    });
+    entry.upstream = upstream;
+    upstream.start();
+    return entry;
+  }
+}
