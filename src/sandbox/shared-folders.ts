@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 /** Folders below the top level that many programs share (see {@link isSharedFolder}). */
 export const SHARED_FOLDERS: ReadonlySet<string> = new Set([
@@ -29,10 +29,11 @@ export const SHARED_FOLDERS: ReadonlySet<string> = new Set([
  * isSharedFolder('/tmp'); // true
  * isSharedFolder('/srv/mcp/notes-server'); // false
  */
-export function isSharedFolder(dir: string, home: string = homedir()): boolean {
+export function isSharedFolder(folder: string, home: string = homedir()): boolean {
+  const dir = resolve(folder);
   const parent = dirname(dir);
   if (parent === dir || dirname(parent) === parent) return true;
-  if (isWithin(home, dir) || isWithin(tmpdir(), dir) || isWithin(realTmpdir(), dir)) return true;
+  if (isWithin(resolve(home), dir) || isWithin(tmpdir(), dir) || isWithin(realTmpdir(), dir)) return true;
   return parent === '/home' || parent === '/run/user' || SHARED_FOLDERS.has(dir);
 }
 
