@@ -4,7 +4,34 @@ import { isSharedFolder, isWithin } from '../sandbox/shared-folders.js';
 import { findOnPath, isExecutableFile, shebangOf } from '../util/executables.js';
 import { defaultNpxCacheDir, packageLauncher, parseNpxCommand, resolveNpxCommand } from './npx.js';
 import { SandboxUnavailableError } from './sandbox-error.js';
-import type { SandboxedCommandOptions, SandboxServerTarget } from './sandbox-server.js';
+
+// What a sandboxed server needs to start, found before anything starts: the command (an `npx -y`
+// line resolved to its installed package), the runtime it runs on and its package folder, never a
+// folder shared with other programs (src/sandbox/shared-folders.ts).
+
+/** The server's own command, as the host's config gives it. */
+export interface SandboxServerTarget {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: { readonly [name: string]: string };
+  readonly cwd?: string;
+}
+
+/** Options of `sandboxedCommand`. */
+export interface SandboxedCommandOptions {
+  /** The bwrap program (default: `bwrap` found on PATH). */
+  readonly bwrap?: string;
+  /** The user's home folder, for `HOME` inside (default: the current user's). */
+  readonly home?: string;
+  /** Where an `npx` package may be installed: each folder's node_modules and those above it (default: the target's cwd). */
+  readonly searchFrom?: readonly string[];
+  /** The gateway's npx install cache (default: {@link defaultNpxCacheDir}). */
+  readonly cacheDir?: string;
+  /** The server's name in the config, for the messages. */
+  readonly server?: string;
+  /** The config file, for the messages. */
+  readonly config?: string;
+}
 
 // node's options that take the next word as their value, and those after which no script follows.
 const NODE_VALUE_OPTIONS = new Set([

@@ -5,9 +5,15 @@ import { bubblewrapOptions, SYSTEM_DIRS } from '../sandbox/bubblewrap-args.js';
 import { isWithin } from '../sandbox/shared-folders.js';
 import { findOnPath, isExecutableFile } from '../util/executables.js';
 import type { GatewaySandbox } from './config.js';
-import { isDirectory, resolveServerCommand } from './sandbox-command.js';
+import {
+  isDirectory,
+  resolveServerCommand,
+  type SandboxedCommandOptions,
+  type SandboxServerTarget,
+} from './sandbox-command.js';
 import { SandboxUnavailableError } from './sandbox-error.js';
 
+export type { SandboxedCommandOptions, SandboxServerTarget } from './sandbox-command.js';
 export { type SandboxUnavailableCode, SandboxUnavailableError } from './sandbox-error.js';
 
 // A sandboxed MCP server is a long-running process whose stdin and stdout are the protocol: the
@@ -24,30 +30,6 @@ export { type SandboxUnavailableCode, SandboxUnavailableError } from './sandbox-
 // The server runs as the host user's own uid and gid, so that the granted files the user owns stay
 // readable and writable; as root it is root with every capability dropped (bubblewrap keeps them
 // all for root unless told), which leaves it the file permissions and no more.
-
-/** The server's own command, as the host's config gives it. */
-export interface SandboxServerTarget {
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: { readonly [name: string]: string };
-  readonly cwd?: string;
-}
-
-/** Options of {@link sandboxedCommand}. */
-export interface SandboxedCommandOptions {
-  /** The bwrap program (default: `bwrap` found on PATH). */
-  readonly bwrap?: string;
-  /** The user's home folder, for `HOME` inside (default: the current user's). */
-  readonly home?: string;
-  /** Where an `npx` package may be installed: each folder's node_modules and those above it (default: the target's cwd). */
-  readonly searchFrom?: readonly string[];
-  /** The gateway's npx install cache (default: {@link defaultNpxCacheDir}). */
-  readonly cacheDir?: string;
-  /** The server's name in the config, for the messages. */
-  readonly server?: string;
-  /** The config file, for the messages. */
-  readonly config?: string;
-}
 
 /** The command line that starts the server under bubblewrap, for the SDK's stdio transport. */
 export interface SandboxedCommand {
