@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { runAsNobody } from '../sandbox/support.js';
 import { bubblewrap } from '../support/bubblewrap.js';
 import { type ConfinementReport, type ConfinementReports, collectReports } from './confinement.js';
 
@@ -11,46 +9,16 @@ import { type ConfinementReport, type ConfinementReports, collectReports } from 
 // containers) and as the unprivileged user "nobody". Each "cannot" comes with its controls: the
 // same probe unsandboxed, and under the same bubblewrap command without the rule under test.
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const NOBODY = 65534;
 const asRoot = process.getuid?.() === 0;
 
 /** The reports, collected as the unprivileged user "nobody" by a script of its own. */
 async function reportsAsNobody(): Promise<ConfinementReports> {
-  const dir = mkdtempSync(join(tmpdir(), 'toolpact-escape-nobody-'));
-  chmodSync(dir, 0o755);
-  const script = join(dir, 'run.mts');
   const helper = JSON.stringify(pathToFileURL(join(projectRoot, 'test', 'gateway', 'confinement.ts')).href);
-  writeFileSync(
-    script,
+  const output = await runAsNobody(
     `import { collectReports } from ${helper};\nprocess.stdout.write(JSON.stringify(await collectReports()));\n`,
+    projectRoot,
   );
-  try {
-    return await new Promise<ConfinementReports>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', script], {
-        cwd: projectRoot,
-        uid: NOBODY,
-        gid: NOBODY,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.on('error', reject);
-      child.on('close', (code) =>
-        code === 0
-          ? resolve(JSON.parse(stdout) as ConfinementReports)
-          : reject(new Error(`exit ${code}: ${stderr}`)),
-      );
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return JSON.parse(output) as ConfinementReports;
 }
 
 /** Every environment entry of every process the probe could read, by pid. */
