@@ -29,14 +29,16 @@ export { type SandboxUnavailableCode, SandboxUnavailableError } from './sandbox-
 //
 // The server runs as the host user's own uid and gid, so that the granted files the user owns stay
 // readable and writable; as root it is root with every capability dropped (bubblewrap keeps them
-// all for root unless told), which leaves it the file permissions and no more.
+// all for root unless told), which leaves it the file permissions and no more, and /proc read-only
+// (bubblewrapOptions: a root-owned sysctl file opens for writing to the host's root whatever its
+// capabilities). The namespaces and mounts are the shell sandbox's, from the same builder.
 
 /** The command line that starts the server under bubblewrap, for the SDK's stdio transport. */
 export interface SandboxedCommand {
-  /** The bwrap program. */
+  /** The `env` program, which starts bubblewrap (the first of `args` after `-i`) with an empty environment. */
   readonly command: string;
   readonly args: string[];
-  /** bubblewrap's own environment; the server's is set inside (`--clearenv`, `--setenv`). */
+  /** Empty: `env -i` drops whatever the transport adds; the server's own is set inside (`--setenv`). */
   readonly env: Record<string, string>;
   /** bubblewrap's working folder on the host (unset: the server's is set inside with `--chdir`). */
   readonly cwd?: string;
@@ -76,15 +78,19 @@ export function findBubblewrap(path: string | undefined = process.env.PATH): str
  * network: name resolution and certificates too), its runtime (for `node`, the whole node
  * installation), and its package (the folder holding the script's `package.json`, with every
  * `node_modules` above it so hoisted dependencies resolve); then `sandbox.read` read-only and
- * `sandbox.write` read-write, each at its own path; and a private `/tmp`, `/proc` and `/dev`.
- * Nothing else of the host. Its environment is the target's `env` over a minimal one (`PATH` of the
- * system, `HOME` = `/tmp` unless the home folder is granted); its working folder is the target's
- * `cwd` when that is visible inside, else `/tmp`.
+ * `sandbox.write` read-write, each at its own path; and a private `/tmp`, `/proc` (its PID
+ * namespace's, `/proc/sys` and then all of it read-only) and `/dev`. Nothing else of the host; the
+ * package is never a shared folder such as `/tmp` or the home folder (a loose script there is given
+ * alone). Its environment is the target's `env` over a minimal one (`PATH` of the system, `HOME` =
+ * `/tmp` unless the home folder is granted), and bubblewrap's own, which its init shows as
+ * `/proc/1/environ`, is empty (`env -i`); its working folder is the target's `cwd` when that is
+ * visible inside, else `/tmp`.
  *
  * An `npx -y <package>` server is resolved first to `node <the installed package's bin>` (see
  * `resolveNpxCommand`): inside there is no network and no npm cache to fetch it. Throws
  * {@link SandboxUnavailableError} instead of ever returning an unconfined command: bubblewrap
- * missing, a package not installed, a launcher that cannot be resolved, a granted path missing.
+ * missing, a package not installed, a launcher that cannot be resolved, a granted path missing, a
+ * package rooted in a shared folder.
  *
  * @example
  * const sandboxed = sandboxedCommand(
