@@ -72,7 +72,7 @@ export function withoutRules(sandboxed: SandboxedCommand): { command: string; ar
   return { command: bwrap, args: [...options, ...rest.slice(split)] };
 }
 
-async function reportOf(
+export async function reportOf(
   target: { command: string; args: string[]; env?: Record<string, string> },
   request: { paths: string[]; under?: string },
 ): Promise<ConfinementReport> {
@@ -88,13 +88,18 @@ async function reportOf(
   }
 }
 
-/** Starts the probe the three ways and collects what each saw. */
-export async function collectReports(): Promise<ConfinementReports> {
-  const sandboxed = sandboxedCommand(
+/** The probe under the gateway's sandbox, with or without the host's network. */
+export function sandboxedProbe(network = false): SandboxedCommand {
+  return sandboxedCommand(
     { command: 'node', args: [CONFINEMENT_PROBE], env: {} },
-    { read: [], write: [], network: false },
+    { read: [], write: [], network },
     { server: 'confinement-probe' },
   );
+}
+
+/** Starts the probe the three ways and collects what each saw. */
+export async function collectReports(): Promise<ConfinementReports> {
+  const sandboxed = sandboxedProbe();
   // Inside, every file of /proc/sys is tried; outside, only the named few.
   const inside = { paths: KERNEL_FILES, under: '/proc/sys' };
   return {

@@ -3,7 +3,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { runAsNobody } from '../sandbox/support.js';
 import { bubblewrap } from '../support/bubblewrap.js';
-import { type ConfinementReport, type ConfinementReports, collectReports } from './confinement.js';
+import {
+  CONFINEMENT_PROBE,
+  type ConfinementReport,
+  type ConfinementReports,
+  collectReports,
+  reportOf,
+  sandboxedProbe,
+} from './confinement.js';
 
 // A hostile server in the gateway's sandbox, run as root (this process, as in CI and most
 // containers) and as the unprivileged user "nobody". Each "cannot" comes with its controls: the
@@ -106,4 +113,22 @@ describe.runIf(bubblewrap.ok)('a hostile server in the gateway sandbox', () => {
       });
     });
   }
+
+  // With "network": true the server shares the host's network namespace, so /proc/sys/net is the
+  // host's own: as root, its parameters (forwarding, ports, buffers) would be the host's to change.
+  test.runIf(asRoot)(
+    'with the network shared, as root, the host network parameters do not open for writing',
+    async () => {
+      const paths = [
+        '/proc/sys/net/ipv4/ip_forward',
+        '/proc/sys/net/ipv4/ip_local_port_range',
+        '/proc/sys/net/core/somaxconn',
+      ];
+      const sandboxed = await reportOf(sandboxedProbe(true), { paths, under: '/proc/sys/net' });
+      expect(sandboxed.tried).toBeGreaterThan(paths.length);
+      expect(sandboxed.opened).toEqual([]);
+      const unsandboxed = await reportOf({ command: process.execPath, args: [CONFINEMENT_PROBE] }, { paths });
+      expect(unsandboxed.opened).toEqual(paths);
+    },
+  );
 });
