@@ -77,8 +77,8 @@ export type {
 export type { IssueCode, ValidationIssue } from './dispatch/issues.js';
 export { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './dispatch/parse.js';
 export { type JsonValue, toJsonValue } from './dispatch/serialize.js';
-export { principalOf, type ToolIdentity, toolIdentity } from './dispatch/tool-identity.js';
 export { isToolError, ToolError, type ToolErrorOptions } from './dispatch/tool-error.js';
+export { principalOf, type ToolIdentity, toolIdentity } from './dispatch/tool-identity.js';
 export type { ResultValidator } from './dispatch/validate-result.js';
 export type { ArgumentValidator, ValidationResult } from './dispatch/validation.js';
 export {

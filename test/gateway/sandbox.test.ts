@@ -446,10 +446,12 @@ describe('npx lines', () => {
       { command: 'npx', args: ['-y', `@modelcontextprotocol/server-memory@${installed.version}`, 'extra'] },
       options,
     );
+    // By its real path: node_modules may be a link (a workspace, a linked install).
+    const packageDir = realpathSync(join(projectRoot, 'node_modules/@modelcontextprotocol/server-memory'));
     expect(resolved).toEqual({
       command: process.execPath,
-      args: [join(projectRoot, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js'), 'extra'],
-      packageDir: join(projectRoot, 'node_modules/@modelcontextprotocol/server-memory'),
+      args: [join(packageDir, 'dist/index.js'), 'extra'],
+      packageDir,
     });
     const other = resolveNpxCommand(
       { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory@0.0.1'] },
