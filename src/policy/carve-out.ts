@@ -73,7 +73,8 @@ export function compareReach(rule: PolicyRule, other: PolicyRule): Comparison {
     const own = Object.hasOwn(ruleArguments, path) ? ruleArguments[path] : undefined;
     if (!own || !note(compareConditions(own, condition))) return 'wider';
   }
-  if (Object.keys(ruleArguments).some((path) => !Object.hasOwn(otherArguments, path))) note('narrower');
+  const extra = Object.entries(ruleArguments).filter(([path]) => !Object.hasOwn(otherArguments, path));
+  if (extra.some(([, condition]) => !vacuous(condition))) note('narrower');
   if (other.when !== undefined && rule.when !== other.when) return 'wider';
   if (rule.when !== undefined && other.when === undefined) note('narrower');
   return narrower ? 'narrower' : 'same';
@@ -106,58 +107,77 @@ function compareNames(
   return same && deny.every((name) => rule.includes(name)) ? 'same' : 'narrower';
 }
 
-function compareConditions(rule: ArgumentCondition, deny: ArgumentCondition): Comparison {
-  if (sameCondition(rule, deny)) return 'same';
-  if ('under' in deny) {
-    const folders = listOf(deny.under).map(folderKey);
-    if ('under' in rule) {
-      return listOf(rule.under).every((folder) => folders.some((outer) => inside(folderKey(folder), outer)))
-        ? 'narrower'
-        : 'wider';
+function compareConditions(rule: ArgumentCondition, other: ArgumentCondition): Comparison {
+  // Narrower only when the rule's values are inside the other's and not the other way round: two
+  // spellings of one test (`docs/` and `docs`, `equals` and a `oneOf` of that value) are the same.
+  if (!within(rule, other)) return 'wider';
+  return within(other, rule) ? 'same' : 'narrower';
+}
+
+// Whether every value `inner` holds for, `outer` holds for too (shown on the tests as written;
+// false where it cannot be shown).
+function within(inner: ArgumentCondition, outer: ArgumentCondition): boolean {
+  if ('under' in outer) {
+    const folders = listOf(outer.under).map(folderKey);
+    if ('under' in inner) {
+      return listOf(inner.under).every((folder) =>
+        folders.some((folderOut) => inside(folderKey(folder), folderOut)),
+      );
     }
-    if ('glob' in rule) {
-      return listOf(rule.glob).every((pattern) => {
+    if ('glob' in inner) {
+      return listOf(inner.glob).every((pattern) => {
         const prefix = literalFolder(pattern);
-        return prefix !== undefined && folders.some((outer) => inside(prefix, outer));
-      })
-        ? 'narrower'
-        : 'wider';
-    }
-    return 'wider';
-  }
-  if ('glob' in deny) {
-    const patterns = listOf(deny.glob);
-    const matchers = patterns.map((pattern) => compileGlob(pattern));
-    if ('glob' in rule) {
-      return listOf(rule.glob).every(
-        (pattern) =>
-          patterns.includes(pattern) || (!hasWildcard(pattern) && matchers.some((match) => match(pattern))),
-      )
-        ? 'narrower'
-        : 'wider';
-    }
-    if ('under' in rule) {
-      // A deny on `folder/**` (or `**`) covers everything under a folder inside it.
-      const covering = patterns.flatMap((pattern) => {
-        if (pattern === '**') return [[] as string[]];
-        const match = /^(.*)\/\*\*$/.exec(pattern);
-        return match && !hasWildcard(match[1]!) ? [folderKey(match[1]!)] : [];
+        return prefix !== undefined && folders.some((folderOut) => inside(prefix, folderOut));
       });
-      return listOf(rule.under).every((folder) => covering.some((outer) => inside(folderKey(folder), outer)))
-        ? 'narrower'
-        : 'wider';
     }
-    if ('equals' in rule) {
-      return typeof rule.equals === 'string' && matchers.some((match) => match(rule.equals as string))
-        ? 'narrower'
-        : 'wider';
-    }
-    return 'wider';
+    return false;
   }
-  const allowed: readonly JsonScalar[] = 'equals' in deny ? [deny.equals] : 'oneOf' in deny ? deny.oneOf : [];
-  if ('equals' in rule) return allowed.includes(rule.equals) ? 'narrower' : 'wider';
-  if ('oneOf' in rule) return rule.oneOf.every((value) => allowed.includes(value)) ? 'narrower' : 'wider';
-  return 'wider';
+  if ('glob' in outer) {
+    const patterns = listOf(outer.glob);
+    const matchers = patterns.map((pattern) => compileGlob(pattern));
+    if ('glob' in inner) {
+      return listOf(inner.glob).every(
+        (pattern) =>
+          patterns.includes(pattern) ||
+          patterns.includes('**') ||
+          (!hasWildcard(pattern) && matchers.some((match) => match(pattern))) ||
+          coveringFolders(patterns).some((folder) => {
+            const prefix = literalFolder(pattern);
+            return prefix !== undefined && inside(prefix, folder);
+          }),
+      );
+    }
+    if ('under' in inner) {
+      const covering = coveringFolders(patterns);
+      return listOf(inner.under).every((folder) =>
+        covering.some((folderOut) => inside(folderKey(folder), folderOut)),
+      );
+    }
+    if ('equals' in inner) {
+      return typeof inner.equals === 'string' && matchers.some((match) => match(inner.equals as string));
+    }
+    return false;
+  }
+  const allowed: readonly JsonScalar[] =
+    'equals' in outer ? [outer.equals] : 'oneOf' in outer ? outer.oneOf : [];
+  // Compared as the gate compares them: strictly, so 1 and "1" differ.
+  if ('equals' in inner) return allowed.some((value) => value === inner.equals);
+  if ('oneOf' in inner) return inner.oneOf.every((value) => allowed.some((option) => option === value));
+  return false;
+}
+
+// A test every value passes (`glob: "**"`) constrains nothing.
+function vacuous(condition: ArgumentCondition): boolean {
+  return 'glob' in condition && listOf(condition.glob).includes('**');
+}
+
+// The folders a glob set covers whole: `folder/**` covers the folder, `**` everything.
+function coveringFolders(patterns: readonly string[]): string[][] {
+  return patterns.flatMap((pattern) => {
+    if (pattern === '**') return [['.'], ['/'], ['~']];
+    const match = /^(.*)\/\*\*$/.exec(pattern);
+    return match && !hasWildcard(match[1]!) ? [folderKey(match[1]!)] : [];
+  });
 }
 
 // A folder as written, as a comparable key: absolute folders as they are, `~/` and relative ones
@@ -183,17 +203,6 @@ function literalFolder(pattern: string): string[] | undefined {
 
 function inside(folder: readonly string[], outer: readonly string[]): boolean {
   return outer.length <= folder.length && outer.every((segment, index) => folder[index] === segment);
-}
-
-function sameCondition(a: ArgumentCondition, b: ArgumentCondition): boolean {
-  return JSON.stringify(normalize(a)) === JSON.stringify(normalize(b));
-}
-
-function normalize(condition: ArgumentCondition): unknown {
-  if ('under' in condition) return { under: [...listOf(condition.under)].sort() };
-  if ('glob' in condition) return { glob: [...listOf(condition.glob)].sort() };
-  if ('oneOf' in condition) return { oneOf: [...condition.oneOf].map(String).sort() };
-  return condition;
 }
 
 function listOf<T>(value: T | readonly T[] | undefined): readonly T[] {

@@ -66,6 +66,14 @@ export function evaluatePolicy(
       reason: decided.rule.reason ?? describeRule(decided.rule, subject.tool),
     };
   }
+  if (categoryUntrusted(subject)) {
+    const imported = policy.importedDefault ?? 'ask';
+    return {
+      action: imported,
+      rule: 'default:imported',
+      reason: `"${subject.tool}" comes from ${subject.source}, no rule covers it, and its category is only what its server says about it (configure one to apply that category's default)`,
+    };
+  }
   const categoryDefault =
     policy.defaults?.[subject.category] ?? CATEGORY_DEFAULTS[subject.category].permission;
   if (subject.source !== LOCAL_SOURCE) {
@@ -175,7 +183,11 @@ export function specificity(rule: PolicyRule): readonly number[] {
 function matches(compiled: CompiledRule, subject: PolicySubject, context: ReadingContext): boolean {
   // Allow rules are read narrowly, deny and ask rules broadly: an ambiguity can only make a call stricter.
   const broad = compiled.broad;
-  if (compiled.categories && !compiled.categories.includes(subject.category)) return false;
+  if (compiled.categories && !compiled.categories.includes(subject.category)) {
+    // An imported tool's category guessed from its server's own hints decides nothing: a deny or ask
+    // on a category still holds for it, an allow never does.
+    if (!(broad && categoryUntrusted(subject))) return false;
+  } else if (compiled.categories && !broad && categoryUntrusted(subject)) return false;
   if (compiled.tool && !matchesName(compiled.tool, subject.tool, broad)) return false;
   if (compiled.source && !matchesName(compiled.source, subject.source, broad)) return false;
   for (const [keys, condition] of compiled.conditions) {
@@ -190,6 +202,15 @@ function matches(compiled: CompiledRule, subject: PolicySubject, context: Readin
     }
   }
   return true;
+}
+
+/**
+ * Whether a call's category was guessed from what an imported tool's server says about it
+ * (`meta.inferredCategory`, as the MCP importer and the gateway mark a category no configuration
+ * gave), rather than given by the configuration. Such a category informs and never decides.
+ */
+function categoryUntrusted(subject: PolicySubject): boolean {
+  return subject.source !== LOCAL_SOURCE && subject.meta.inferredCategory === true;
 }
 
 function matchesName(matchers: readonly GlobMatcher[], name: string, broad: boolean): boolean {
