@@ -86,12 +86,54 @@ describe("each host's documented example", () => {
       enabled: true,
       prefix: 'auto',
       alwaysLoaded: false,
+      // The folders in its arguments do not exist here: the config's folder is its root.
+      roots: [dirname(file)],
+      rootsFrom: 'working folder',
       tools: {},
     });
     // Claude Desktop documents no variables: the server gets the text as written.
     expect(config.servers[1]?.target).toMatchObject({ env: { BRAVE_API_KEY: '${BRAVE_API_KEY}' } });
     expect(config.skipped).toEqual([]);
     expect(config.newTools).toBe('allow');
+  });
+
+  test("a server's roots: as configured, else the folders its arguments name that exist, else its working folder", () => {
+    mkdirSync(join(dir, 'notes'));
+    mkdirSync(join(home, 'projects'));
+    const file = write('mcp.json', {
+      mcpServers: {
+        fs: {
+          command: 'npx',
+          args: [
+            '-y',
+            '@modelcontextprotocol/server-filesystem',
+            join(dir, 'notes'),
+            '~/projects',
+            '/no/such/folder',
+          ],
+        },
+        git: { command: 'uvx', args: ['mcp-server-git', '--repository=./notes'], cwd: dir },
+        memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] },
+        given: { command: 'node', args: ['server.js'] },
+      },
+      toolpact: { servers: { given: { roots: ['notes', '~/projects'] } } },
+    });
+    const byName = Object.fromEntries(read(file).servers.map((server) => [server.name, server]));
+    expect(byName.fs).toMatchObject({
+      roots: [join(dir, 'notes'), join(home, 'projects')],
+      rootsFrom: 'arguments',
+    });
+    expect(byName.git).toMatchObject({ roots: [join(dir, 'notes')], rootsFrom: 'arguments' });
+    expect(byName.memory).toMatchObject({ roots: [dir], rootsFrom: 'working folder' });
+    expect(byName.given).toMatchObject({
+      roots: [join(dir, 'notes'), join(home, 'projects')],
+      rootsFrom: 'config',
+    });
+    const bad = write('bad.json', {
+      mcpServers: { s: { command: 'x' } },
+      toolpact: { servers: { s: { roots: 'notes' } } },
+    });
+    expect(refusal(() => read(bad)).message).toContain('$.toolpact.servers.s.roots');
   });
 
   test('Claude Code: stdio, http and sse entries, with ${VAR} and ${VAR:-default}', () => {
@@ -496,6 +538,8 @@ describe('the toolpact section', () => {
       enabled: true,
       prefix: 'auto',
       alwaysLoaded: false,
+      roots: [dirname(file)],
+      rootsFrom: 'working folder',
       tools: {},
     });
     expect(config.search).toEqual({ maxLoaded: 20 });

@@ -19,6 +19,8 @@ const server = (name: string, settings: Partial<GatewayServer> = {}): GatewaySer
   enabled: true,
   prefix: 'auto',
   alwaysLoaded: false,
+  roots: ['/srv'],
+  rootsFrom: 'config',
   tools: {},
   ...settings,
 });

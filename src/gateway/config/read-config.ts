@@ -5,9 +5,9 @@
 // - VS Code:        https://code.visualstudio.com/docs/copilot/reference/mcp-configuration
 //                   https://code.visualstudio.com/docs/reference/variables-reference
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parsePolicy } from '../../policy/define-policy.js';
 import { loadPolicyFile } from '../../policy/load-policy.js';
 import type { Policy } from '../../policy/policy.js';
@@ -195,7 +195,7 @@ export function parseGatewayConfig(
         continue;
       }
     }
-    servers.push(server(name, target, toolpact.servers.get(name), entry.sandbox, scope));
+    servers.push(server(name, target, toolpact.servers.get(name), entry.sandbox, scope, variables.home));
   }
 
   const config: { -readonly [K in keyof GatewayConfig]: GatewayConfig[K] } = {
@@ -265,6 +265,7 @@ function server(
   settings: ServerSettings | undefined,
   hostSandbox: GatewaySandbox | undefined,
   scope: ErrorScope,
+  home: string,
 ): GatewayServer {
   if (settings?.sandbox !== undefined && target.kind !== 'stdio') {
     invalid(
@@ -279,12 +280,49 @@ function server(
     enabled: settings?.enabled ?? true,
     prefix: settings?.prefix ?? 'auto',
     alwaysLoaded: settings?.alwaysLoaded ?? false,
+    ...rootsOf(target, settings?.roots, scope.file, home),
     tools: settings?.tools ?? {},
   };
   if (settings?.timeoutMs !== undefined) result.timeoutMs = settings.timeoutMs;
   const sandbox = settings?.sandbox ?? hostSandbox;
   if (sandbox !== undefined) result.sandbox = sandbox;
   return result;
+}
+
+/**
+ * The roots of a server: as configured; else the folders its arguments name that exist (the
+ * filesystem server's allowed directories, a git server's repository); else its working folder (for
+ * a remote server, the config's folder, where nothing better is known).
+ */
+function rootsOf(
+  target: StdioTarget | RemoteTarget,
+  configured: readonly string[] | undefined,
+  file: string,
+  home: string,
+): Pick<GatewayServer, 'roots' | 'rootsFrom'> {
+  if (configured !== undefined) return { roots: configured, rootsFrom: 'config' };
+  if (target.kind === 'stdio') {
+    const cwd = target.cwd ?? dirname(file);
+    const found = new Set<string>();
+    for (const argument of target.args) {
+      // `--root=/data` as well as `/data`.
+      const value =
+        argument.includes('=') && argument.startsWith('-')
+          ? argument.slice(argument.indexOf('=') + 1)
+          : argument;
+      if (value === '' || value.startsWith('-') || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) continue;
+      if (!value.startsWith('/') && !value.startsWith('.') && !value.startsWith('~')) continue;
+      const path = value.startsWith('~') ? join(home, value.slice(1)) : resolve(cwd, value);
+      try {
+        if (statSync(path).isDirectory()) found.add(path);
+      } catch {
+        // Not a folder here: not a root.
+      }
+    }
+    if (found.size > 0) return { roots: Object.freeze([...found]), rootsFrom: 'arguments' };
+    return { roots: Object.freeze([cwd]), rootsFrom: 'working folder' };
+  }
+  return { roots: Object.freeze([dirname(file)]), rootsFrom: 'working folder' };
 }
 
 function loadPolicy(

@@ -6,7 +6,7 @@ import { resolvePath, type VariableScope } from './variables.js';
 export const HOST_DIALECTS: readonly HostDialect[] = ['claude-desktop', 'claude-code', 'cursor', 'vscode'];
 
 const SECTION_KEYS = ['host', 'policy', 'servers', 'search', 'newTools', 'lock'];
-const SERVER_KEYS = ['enabled', 'prefix', 'timeoutMs', 'sandbox', 'alwaysLoaded', 'tools'];
+const SERVER_KEYS = ['enabled', 'prefix', 'timeoutMs', 'sandbox', 'alwaysLoaded', 'roots', 'tools'];
 const SANDBOX_KEYS = ['read', 'write', 'network'];
 const TOOL_KEYS = ['description', 'title', 'category', 'parameters', 'hidden'];
 const PREFIXES = ['auto', 'always', 'never'] as const;
@@ -18,6 +18,8 @@ export interface ServerSettings {
   readonly timeoutMs?: number;
   readonly sandbox?: GatewaySandbox;
   readonly alwaysLoaded?: boolean | readonly string[];
+  /** Where the server's relative paths are read from, for the gate's path rules (absolute). */
+  readonly roots?: readonly string[];
   readonly tools?: { readonly [remoteName: string]: ToolOverride };
 }
 
@@ -148,6 +150,13 @@ function parseServerSettings(raw: unknown, path: string, scope: VariableScope, b
     if (typeof value === 'boolean') settings.alwaysLoaded = value;
     else
       settings.alwaysLoaded = Object.freeze(strings(value, `${path}.alwaysLoaded`, scope, 'true, false or'));
+  }
+  if (raw.roots !== undefined) {
+    settings.roots = Object.freeze(
+      strings(raw.roots, `${path}.roots`, scope).map((entry, index) =>
+        resolvePath(entry, child(`${path}.roots`, index), scope, base),
+      ),
+    );
   }
   if (raw.tools !== undefined) settings.tools = parseToolOverrides(raw.tools, `${path}.tools`, scope);
   return settings;

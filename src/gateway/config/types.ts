@@ -54,6 +54,14 @@ export interface GatewayServer {
   readonly sandbox?: GatewaySandbox;
   /** For tool search: the whole server, or the named tools. */
   readonly alwaysLoaded: boolean | readonly string[];
+  /**
+   * The folders the server's relative paths are read against, for the gate's path rules: the
+   * config's `roots`, else the folders named in the server's arguments that exist (such as the
+   * filesystem server's allowed directories), else its working folder. Absolute.
+   */
+  readonly roots: readonly string[];
+  /** Whether `roots` was given in the config, or found in the server's arguments. */
+  readonly rootsFrom: 'config' | 'arguments' | 'working folder';
   readonly tools: { readonly [remoteName: string]: ToolOverride };
 }
 
