@@ -227,12 +227,11 @@ class Names {
       }
     }
     const fresh = remoteNames.filter((remote) => !owned.has(remote));
-    const planned = planNames(
-      spec.name,
-      fresh,
-      this.#taken,
-      spec.prefix === 'auto' ? 'on-collision' : spec.prefix,
-    );
+    // planNames weighs every name in use, so it is asked only when there is a tool to name.
+    const planned =
+      fresh.length === 0
+        ? []
+        : planNames(spec.name, fresh, this.#taken, spec.prefix === 'auto' ? 'on-collision' : spec.prefix);
     const byRemote = new Map(planned.map((plan) => [plan.remote, plan]));
     const collisions: NameCollision[] = [];
     const names = remoteNames.map((remote) => {
