@@ -329,6 +329,30 @@ describe('planTools: names are owned', () => {
     expect(served(result)).toEqual(['alpha_echo ← alpha/echo']);
   });
 
+  test('a name a provider would alias to an owned one (read.note for read_note) is a collision too', () => {
+    const result = plan({
+      servers: [server('alpha'), server('beta')],
+      lock,
+      listings: new Map([
+        ['alpha', [tool('read.note')]],
+        ['beta', [tool('read_note')]],
+      ]),
+    });
+    expect(served(result)).toEqual(['read_note ← beta/read_note', 'alpha_read.note ← alpha/read.note']);
+  });
+
+  test('an owner that hides its tool still holds the name', () => {
+    const result = plan({
+      servers: [server('alpha'), server('beta', { tools: { read_note: { hidden: true } } })],
+      lock,
+      listings: new Map([
+        ['alpha', [tool('read_note')]],
+        ['beta', [tool('read_note')]],
+      ]),
+    });
+    expect(served(result)).toEqual(['alpha_read_note ← alpha/read_note']);
+  });
+
   test('a reserved name outranks the lock: the owner is served prefixed', () => {
     const result = plan({
       servers: [server('alpha')],
