@@ -1,5 +1,5 @@
 import type { CallRecord } from '../dispatch/call.js';
-import type { WithheldTool } from './plan-tools.js';
+import type { NameCollision, WithheldTool } from './plan-tools.js';
 import { DEFINITION_CHANGED } from './served-tool.js';
 
 /** Where the gateway's own events go: lines for the operator, records for the audit. */
@@ -45,6 +45,49 @@ export function reportWithheld(
     },
     decision: undefined,
     outcome: DEFINITION_CHANGED,
+    startedAt: Date.now(),
+    durationMs: 0,
+    state: undefined,
+  });
+}
+
+/** The audit outcome of a tool served under a prefixed name because its own name belongs to another. */
+export const NAME_COLLISION = 'tool_name_collision';
+
+/**
+ * Reports once a tool served under a prefixed name because its own is owned by another: a line for
+ * the operator, and an audit record whose outcome is `tool_name_collision`.
+ *
+ * @example
+ * reportCollision(entry.reported, collision, { log, audit });
+ */
+export function reportCollision(
+  reported: Set<string>,
+  collision: NameCollision,
+  sinks: GatewayEventSinks,
+): void {
+  const key = `collision:${collision.remoteName}\u0000${collision.name}`;
+  if (reported.has(key)) return;
+  reported.add(key);
+  const { owner } = collision;
+  const holder = owner
+    ? `the tool "${owner.remoteName}" of the server "${owner.server}" owns that name, and calls to it still go there`
+    : 'that name is taken outside the servers of the config';
+  sinks.log(
+    `${collision.server}: its tool "${collision.remoteName}" is served as "${collision.name}": ${holder}. Names are owned in the lock: to hand the name over, change the two tools' "name" in the lock file.`,
+  );
+  audit(sinks, {
+    tool: collision.name,
+    category: undefined,
+    callId: undefined,
+    arguments: {
+      server: collision.server,
+      remoteName: collision.remoteName,
+      wanted: collision.wanted,
+      ...(owner ? { owner: { server: owner.server, remoteName: owner.remoteName } } : {}),
+    },
+    decision: undefined,
+    outcome: NAME_COLLISION,
     startedAt: Date.now(),
     durationMs: 0,
     state: undefined,

@@ -5,16 +5,21 @@ import type { SkippedTool } from '../mcp/import-mcp-tools.js';
 import { Registry, type RegistryOptions } from '../registry/registry.js';
 import type { GatewayConfig } from './config/index.js';
 import { watchConfig } from './config-watcher.js';
-import { type GatewayEventSinks, reportUnknownOverrides, reportWithheld } from './gateway-events.js';
+import {
+  type GatewayEventSinks,
+  reportCollision,
+  reportUnknownOverrides,
+  reportWithheld,
+} from './gateway-events.js';
 import type { GatewayLock } from './lock.js';
-import { LockKeeper } from './lock-keeper.js';
-import { planTools, type WithheldTool } from './plan-tools.js';
+import { LockKeeper, type ServedName } from './lock-keeper.js';
+import { type NameCollision, planTools, type ToolPlan, type WithheldTool } from './plan-tools.js';
 import { ServedRegistry } from './served-registry.js';
 import { servedTool, withheldPassGate } from './served-tool.js';
 import { type ServerEntry, ServerSet } from './server-set.js';
 import type { RestartPolicy, UpstreamCallWrapper, UpstreamStatus } from './upstream.js';
 
-export type { WithheldTool } from './plan-tools.js';
+export type { NameCollision, WithheldTool } from './plan-tools.js';
 export { DEFINITION_CHANGED } from './served-tool.js';
 
 /** Options of {@link startGateway}. */
@@ -65,6 +70,11 @@ export interface GatewayServerStatus extends UpstreamStatus {
   readonly skipped: readonly SkippedTool[];
   /** Tools in the lock that the server no longer lists. */
   readonly removed: readonly string[];
+  /**
+   * Tools served under a prefixed name because their own name belongs to another tool (one that owns
+   * it in the lock, or came first in the config), until the lock records the name they are served under.
+   */
+  readonly collisions: readonly NameCollision[];
 }
 
 /** A running gateway. */
@@ -87,7 +97,8 @@ export interface Gateway {
 
 /**
  * Starts every enabled server of `config` in parallel and serves their tools through one registry:
- * namespaced deterministically (a name another server earlier in the config also has is prefixed),
+ * named as the lock says each tool owns its name (a tool that owns none yet is named in config order,
+ * prefixed when its name is taken; see `planTools`), listed in a stable order,
  * overridden as the config says, checked against the lock of pinned definitions (a changed definition
  * is withheld and reported), gated by the registry's policy, and followed as servers change their
  * lists, fail, restart or are edited in the config. Resolves once every server's first start has
@@ -116,8 +127,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const sinks = { log, ...(options.audit ? { audit: options.audit } : {}) };
   let closing: Promise<void> | undefined;
 
+  // Names are recorded in the lock once every server had its first start, so that a fresh start names
+  // in config order, not in the order the servers answered.
+  let naming = false;
+  let plan: ToolPlan | undefined;
   const rebuild = () => {
-    if (!closing) serveTools(servers, served, { lock: keeper.lock, newTools: config.newTools, sinks });
+    if (closing) return;
+    plan = serveTools(servers, served, { lock: keeper.lock, newTools: config.newTools, sinks });
+    if (naming) keeper.recordNames(servedNames(plan));
   };
 
   const servers = new ServerSet({
@@ -142,6 +159,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     first.map((upstream) => upstream.firstAttempt),
     options.startTimeoutMs ?? 30_000,
   );
+  naming = true;
+  rebuild();
 
   // Saving the config or the lock (a `gateway pin` elsewhere) takes effect without a restart.
   const watcher = watchConfig({
@@ -172,7 +191,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     withheld,
     reload: () => watcher.reload(),
     pin: () => {
-      pinEverything(keeper, servers);
+      pinEverything(keeper, servers, plan ? servedNames(plan) : []);
       rebuild();
     },
     close() {
@@ -195,7 +214,7 @@ function serveTools(
     readonly newTools: 'allow' | 'withhold';
     readonly sinks: GatewayEventSinks;
   },
-): void {
+): ToolPlan {
   const entries = servers.entries();
   const plan = planTools({
     servers: entries.map((entry) => entry.spec),
@@ -209,6 +228,7 @@ function serveTools(
     entry.plan = plan.servers.get(entry.spec.name) ?? entry.plan;
     entry.failed = [];
     reportUnknownOverrides(entry.reported, entry.spec.name, entry.plan.unknownOverrides, context.sinks);
+    for (const collision of entry.plan.collisions) reportCollision(entry.reported, collision, context.sinks);
   }
   for (const tool of plan.tools) {
     const entry = byName.get(tool.server);
@@ -225,10 +245,16 @@ function serveTools(
         .get(tool.server)
         ?.failed.push({ remoteName: tool.name, code: 'invalid_schema', message: reason }),
   );
+  return plan;
+}
+
+/** The names a plan serves tools under, for the lock. */
+function servedNames(plan: ToolPlan): ServedName[] {
+  return plan.tools.map((tool) => ({ server: tool.server, remoteName: tool.remote.name, name: tool.name }));
 }
 
 /** `gateway pin`: every listed server's current definitions accepted, and reported afresh. */
-function pinEverything(keeper: LockKeeper, servers: ServerSet): void {
+function pinEverything(keeper: LockKeeper, servers: ServerSet, names: readonly ServedName[]): void {
   const listings = [];
   for (const entry of servers.entries()) {
     const listed = entry.upstream?.tools;
@@ -236,7 +262,7 @@ function pinEverything(keeper: LockKeeper, servers: ServerSet): void {
     const prior = entry.upstream?.prior;
     listings.push({ server: entry.spec.name, listed, ...(prior ? { prior } : {}) });
   }
-  keeper.pinAll(listings);
+  keeper.pinAll(listings, names);
   for (const entry of servers.entries()) entry.reported.clear();
 }
 
@@ -262,6 +288,7 @@ function serverStatus(entry: ServerEntry, names: readonly string[]): GatewayServ
     hidden: plan.hidden,
     skipped,
     removed: plan.removed,
+    collisions: plan.collisions,
   };
 }
 

@@ -31,6 +31,7 @@ export {
   type Gateway,
   type GatewayOptions,
   type GatewayServerStatus,
+  type NameCollision,
   startGateway,
   type WithheldTool,
 } from './gateway.js';

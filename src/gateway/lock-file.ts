@@ -11,6 +11,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
 import { jsonErrorPosition } from '../dispatch/json-error-position.js';
 import { canonicalJson } from '../util/digest.js';
 import type { GatewayLock, LockedServer, LockedTool } from './lock.js';
@@ -205,6 +206,8 @@ function checkLock(value: unknown, file: string): GatewayLock {
     wrong(['version'], value.version, 'expected 1, the only lock version this toolpact reads');
   if (!isObject(value.servers)) wrong(['servers'], value.servers, 'expected an object of servers by name');
   const servers = record<LockedServer>();
+  // Each served name has one owner: a second is a lock edited by hand, refused rather than guessed.
+  const owners = new Map<string, string>();
   for (const [name, server] of Object.entries(value.servers as Record<string, unknown>)) {
     const at = ['servers', name];
     if (!isObject(server)) wrong(at, server, 'expected an object { "era"?, "prior"?, "tools": { ... } }');
@@ -224,12 +227,17 @@ function checkLock(value: unknown, file: string): GatewayLock {
       const toolAt = [...at, 'tools', toolName];
       if (!isObject(tool)) wrong(toolAt, tool, 'expected an object { "digest", "description" }');
       const locked = tool as Record<string, unknown>;
-      only(locked, toolAt, ['digest', 'description']);
+      only(locked, toolAt, ['digest', 'description', 'name']);
       if (typeof locked.digest !== 'string' || !DIGEST_PATTERN.test(locked.digest))
         wrong([...toolAt, 'digest'], locked.digest, 'expected "sha256:" followed by 64 lowercase hex digits');
       if (typeof locked.description !== 'string')
         wrong([...toolAt, 'description'], locked.description, 'expected a string (empty when there is none)');
-      tools[toolName] = { digest: locked.digest as string, description: locked.description as string };
+      const owned = checkOwnedName(locked.name, [...toolAt, 'name'], owners, `${name}/${toolName}`, wrong);
+      tools[toolName] = {
+        digest: locked.digest as string,
+        description: locked.description as string,
+        ...(owned === undefined ? {} : { name: owned }),
+      };
     }
     servers[name] = {
       ...(entry.era === undefined ? {} : { era: entry.era as 'modern' | 'legacy' }),
@@ -249,7 +257,11 @@ function ordered(lock: GatewayLock): unknown {
     const tools = record<unknown>();
     for (const tool of Object.keys(server.tools).sort(byName)) {
       const entry = server.tools[tool]!;
-      tools[tool] = { digest: entry.digest, description: entry.description };
+      tools[tool] = {
+        digest: entry.digest,
+        description: entry.description,
+        ...(entry.name === undefined ? {} : { name: entry.name }),
+      };
     }
     servers[name] = {
       ...(server.era === undefined ? {} : { era: server.era }),
@@ -258,4 +270,29 @@ function ordered(lock: GatewayLock): unknown {
     };
   }
   return { version: 1, servers };
+}
+
+/** A tool's owned name: a tool name (1 to 128 of A-Z a-z 0-9 _ - .) that no other tool of the lock owns. */
+function checkOwnedName(
+  value: unknown,
+  path: readonly string[],
+  owners: Map<string, string>,
+  owner: string,
+  wrong: (path: readonly string[], found: unknown, allowed: string) => never,
+): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !WIDE_TOOL_NAME_PATTERN.test(value)) {
+    wrong(path, value, 'expected the name the gateway serves the tool under (1 to 128 of A-Z a-z 0-9 _ - .)');
+  }
+  const name = value as string;
+  const first = owners.get(name);
+  if (first !== undefined) {
+    wrong(
+      path,
+      name,
+      `the tool ${first} owns this name already, and a name has one owner; remove one of the two`,
+    );
+  }
+  owners.set(name, owner);
+  return name;
 }

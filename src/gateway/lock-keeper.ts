@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
-import { compareTools, type GatewayLock, lockEntry, lockedServer, pinServer } from './lock.js';
+import { compareTools, type GatewayLock, lockEntry, lockedServer, nameTools, pinServer } from './lock.js';
 import { readLock, writeLock } from './lock-file.js';
 
 /** The era verdict an upstream keeps (the SDK's `PriorDiscovery`), opaque but for its `kind`. */
@@ -94,13 +94,27 @@ export class LockKeeper {
   }
 
   /**
-   * Accepts every listed server's current definitions (what `gateway pin` does), and writes the lock
-   * whatever the pinning mode; a lock that cannot be written throws.
+   * Records the name each pinned tool is served under, so that the tool owns it from now on (another
+   * tool that held it in the lock, of a server no longer in the config, loses it).
    */
-  pinAll(listings: readonly { server: string; listed: readonly McpTool[]; prior?: EraVerdict }[]): void {
+  recordNames(served: readonly ServedName[]): void {
+    if (this.#pinning === 'read-only') return;
+    const next = withNames(this.#lock, served);
+    if (next !== this.#lock) this.#save(next);
+  }
+
+  /**
+   * Accepts every listed server's current definitions (what `gateway pin` does), with the names they
+   * are served under, and writes the lock whatever the pinning mode; a lock that cannot be written throws.
+   */
+  pinAll(
+    listings: readonly { server: string; listed: readonly McpTool[]; prior?: EraVerdict }[],
+    served: readonly ServedName[],
+  ): void {
     let next = this.#lock;
     for (const { server, listed, prior } of listings)
       next = pinServer(next, server, listed, eraOf(prior), prior);
+    next = withNames(next, served);
     this.#lock = next;
     writeLock(this.file, next);
   }
@@ -114,6 +128,25 @@ export class LockKeeper {
       this.#log(`cannot write the lock ${this.file}: ${messageOf(error)}`);
     }
   }
+}
+
+/** A tool as served: its server, its name there, and the name it is served under. */
+export interface ServedName {
+  readonly server: string;
+  readonly remoteName: string;
+  readonly name: string;
+}
+
+function withNames(lock: GatewayLock, served: readonly ServedName[]): GatewayLock {
+  const byServer = new Map<string, Record<string, string>>();
+  for (const { server, remoteName, name } of served) {
+    const names = byServer.get(server) ?? (Object.create(null) as Record<string, string>);
+    names[remoteName] = name;
+    byServer.set(server, names);
+  }
+  let next = lock;
+  for (const [server, names] of byServer) next = nameTools(next, server, names);
+  return next;
 }
 
 function eraOf(prior: EraVerdict | undefined): 'modern' | 'legacy' | undefined {

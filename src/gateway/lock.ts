@@ -7,6 +7,11 @@ export interface LockedTool {
   readonly digest: string;
   /** The upstream's own description (empty when it gave none), kept so a change can be shown as a diff. */
   readonly description: string;
+  /**
+   * The name the gateway serves the tool under, which this tool owns: no other server's tool takes it,
+   * whatever the config order. Absent until the gateway has served the tool.
+   */
+  readonly name?: string;
 }
 
 /** What the lock holds for one server of the gateway's config. */
@@ -22,7 +27,7 @@ export interface LockedServer {
   readonly tools: { readonly [remoteName: string]: LockedTool };
 }
 
-/** The gateway's lock file: the pinned definition of every tool of every server. */
+/** The gateway's lock file: the pinned definition of every tool of every server, and the name each owns. */
 export interface GatewayLock {
   readonly version: 1;
   readonly servers: { readonly [serverName: string]: LockedServer };
@@ -140,7 +145,8 @@ export function compareTools(
  * A new lock in which `server`'s tools are exactly those listed now (what `gateway pin` accepts);
  * other servers are kept, and the lock given is not changed. With `era`, the server's era and prior
  * verdict become `era` and `prior` (none when `prior` is not given, so an era never keeps the verdict
- * of another); without it, the recorded ones are kept unless `prior` alone is given.
+ * of another); without it, the recorded ones are kept unless `prior` alone is given. A tool still
+ * listed keeps the name it owns, unless `names` (by remote name) gives it one (see {@link nameTools}).
  *
  * @example
  * const lock = pinServer(readLock(file), 'memory', listed, 'modern', connection.prior);
@@ -152,10 +158,18 @@ export function pinServer(
   listed: readonly McpToolLike[],
   era?: 'modern' | 'legacy',
   prior?: unknown,
+  names?: { readonly [remoteName: string]: string },
 ): GatewayLock {
   const previous = lockedServer(lock, server);
   const tools = record<LockedTool>();
-  for (const tool of listed) if (!Object.hasOwn(tools, tool.name)) tools[tool.name] = lockEntry(tool);
+  const kept = record<string>();
+  for (const tool of listed) {
+    if (Object.hasOwn(tools, tool.name)) continue;
+    tools[tool.name] = lockEntry(tool);
+    const owned =
+      previous && Object.hasOwn(previous.tools, tool.name) ? previous.tools[tool.name]?.name : undefined;
+    if (owned !== undefined) kept[tool.name] = owned;
+  }
   const chosenEra = era ?? previous?.era;
   const chosenPrior = prior ?? (era === undefined ? previous?.prior : undefined);
   const entry: LockedServer = {
@@ -166,7 +180,76 @@ export function pinServer(
   const servers = record<LockedServer>();
   if (lock) for (const name of Object.keys(lock.servers)) servers[name] = lock.servers[name]!;
   servers[server] = entry;
-  return { version: 1, servers };
+  return nameTools({ version: 1, servers }, server, { ...kept, ...names });
+}
+
+/**
+ * A new lock in which `server`'s pinned tools own the names given (by remote name); a tool of another
+ * server that held one of those names loses it, so a name has one owner. Names for tools the lock does
+ * not pin are left out. The lock given is not changed; the same lock comes back when nothing changes.
+ *
+ * @example
+ * nameTools(lock, 'notes', { read_note: 'read_note', search: 'notes_search' });
+ */
+export function nameTools(
+  lock: GatewayLock,
+  server: string,
+  names: { readonly [remoteName: string]: string },
+): GatewayLock {
+  const own = lockedServer(lock, server);
+  if (!own) return lock;
+  const given = new Map<string, string>();
+  for (const [remote, name] of Object.entries(names))
+    if (Object.hasOwn(own.tools, remote)) given.set(remote, name);
+  const claimed = new Set(given.values());
+  let changed = false;
+  const servers = record<LockedServer>();
+  for (const [serverName, locked] of Object.entries(lock.servers)) {
+    const tools = record<LockedTool>();
+    for (const [remote, tool] of Object.entries(locked.tools)) {
+      let kept = tool.name;
+      if (serverName === server && given.has(remote)) kept = given.get(remote);
+      else if (kept !== undefined && claimed.has(kept)) kept = undefined;
+      if (kept === tool.name) {
+        tools[remote] = tool;
+        continue;
+      }
+      changed = true;
+      tools[remote] = {
+        digest: tool.digest,
+        description: tool.description,
+        ...(kept === undefined ? {} : { name: kept }),
+      };
+    }
+    servers[serverName] = { ...locked, tools };
+  }
+  return changed ? { version: 1, servers } : lock;
+}
+
+/**
+ * The names the lock's tools own, in lock order (servers, then their tools, by name), each with its
+ * owner. A name recorded twice (a lock edited by hand) keeps its first owner.
+ *
+ * @example
+ * ownedNames(lock).get('read_note'); // { server: 'notes', remoteName: 'read_note' }
+ */
+export function ownedNames(
+  lock: GatewayLock,
+): Map<string, { readonly server: string; readonly remoteName: string }> {
+  const owners = new Map<string, { readonly server: string; readonly remoteName: string }>();
+  for (const server of Object.keys(lock.servers).sort(byName)) {
+    const tools = lock.servers[server]!.tools;
+    for (const remoteName of Object.keys(tools).sort(byName)) {
+      const name = tools[remoteName]!.name;
+      if (name !== undefined && !owners.has(name)) owners.set(name, { server, remoteName });
+    }
+  }
+  return owners;
+}
+
+/** The lock's order: by UTF-16 code units, as the lock file is written. */
+export function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** An object without a prototype, so names such as `__proto__` or `constructor` are plain keys. */

@@ -2,7 +2,7 @@ import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
 import { planNames } from '../mcp/imported-names.js';
 import type { GatewayServer, ToolOverride } from './config/types.js';
-import { compareTools, type GatewayLock, lockedServer } from './lock.js';
+import { byName, compareTools, type GatewayLock, lockedServer, ownedNames } from './lock.js';
 
 /** A tool the gateway withholds: its definition changed since it was pinned, or it is new and new tools are withheld. */
 export interface WithheldTool {
@@ -56,6 +56,20 @@ export interface ServerPlan {
   readonly skipped: readonly SkippedTool[];
   /** Remote names `toolpact.servers.<server>.tools` gives overrides for that the server does not list. */
   readonly unknownOverrides: readonly string[];
+  /** Tools that own no name yet and whose own name is held by another, so they are served prefixed. */
+  readonly collisions: readonly NameCollision[];
+}
+
+/** A tool served under a prefixed name because its own name belongs to another tool. */
+export interface NameCollision {
+  readonly server: string;
+  readonly remoteName: string;
+  /** The name it is served under. */
+  readonly name: string;
+  /** The name it would have had. */
+  readonly wanted: string;
+  /** Who holds the name: another server's tool, or nobody of the gateway's (a name held outside it). */
+  readonly owner?: { readonly server: string; readonly remoteName: string };
 }
 
 /** What the gateway serves: its tools in the order they are listed, and what each server's plan says. */
@@ -66,20 +80,26 @@ export interface ToolPlan {
 }
 
 /**
- * Decides, from what is configured, pinned and listed, what the gateway serves: each tool's local name
- * (config order decides a collision: a later server's tool is prefixed, see `planNames`), which tools
- * are withheld (a definition changed since the lock, or a new tool under `newTools: withhold`), which
- * are hidden, and what each server no longer lists. A server that has not listed yet still holds the
- * names of its pinned tools, so names do not move while it starts. Pure: no process, file or clock.
+ * Decides, from what is configured, pinned and listed, what the gateway serves: each tool's local name,
+ * which tools are withheld (a definition changed since the lock, or a new tool under `newTools:
+ * withhold`), which are hidden, and what each server no longer lists. Pure: no process, file or clock.
+ *
+ * Names are owned. A tool whose name the lock records keeps it, and no other server's tool takes a name
+ * the lock gives a server of the config, whatever the config order and whether or not that server has
+ * listed yet. A tool that owns no name yet is named in config order (`planNames`: its own name when
+ * free, else prefixed with its server's, which is a {@link NameCollision}). A name the lock gives a
+ * server no longer in the config is free. Tools come in a stable order: pinned tools in lock order
+ * (servers, then their tools, by name), then the others by name, whichever server listed first.
  *
  * @example
  * const plan = planTools({ servers: config.servers, newTools: config.newTools, lock, listings });
  * for (const tool of plan.tools) console.log(tool.name, tool.server, tool.withheld ? 'withheld' : 'served');
  */
 export function planTools(input: ToolPlanInput): ToolPlan {
+  const reserved = new Set(input.reserved ?? []);
+  const names = new Names(input.lock, input.servers, reserved);
   const tools: PlannedTool[] = [];
   const servers = new Map<string, ServerPlan>();
-  const taken = new Set(input.reserved ?? []);
   for (const spec of input.servers) {
     if (!spec.enabled) continue;
     const listed = input.listings.get(spec.name);
@@ -88,15 +108,9 @@ export function planTools(input: ToolPlanInput): ToolPlan {
     const remoteNames = listed
       ? listed.map((tool) => tool.name).filter(shown)
       : Object.keys(locked?.tools ?? {}).filter(shown);
-    const names = planNames(
-      spec.name,
-      remoteNames,
-      taken,
-      spec.prefix === 'auto' ? 'on-collision' : spec.prefix,
-    );
-    for (const plan of names) if (plan.local) taken.add(plan.local);
+    const named = names.assign(spec, remoteNames);
     if (!listed) {
-      servers.set(spec.name, { withheld: [], hidden: [], removed: [], skipped: [], unknownOverrides: [] });
+      servers.set(spec.name, { ...EMPTY_PLAN });
       continue;
     }
     const comparison = locked ? compareTools(locked, listed) : undefined;
@@ -104,14 +118,14 @@ export function planTools(input: ToolPlanInput): ToolPlan {
     const added = new Set(input.newTools === 'withhold' ? (comparison?.added ?? []) : []);
     const withheld: WithheldTool[] = [];
     const skipped: SkippedTool[] = [];
-    for (const plan of names) {
-      const remote = listed.find((tool) => tool.name === plan.remote);
+    for (const { remote: remoteName, local } of named.names) {
+      const remote = listed.find((tool) => tool.name === remoteName);
       if (!remote) continue;
-      if (!plan.local) {
+      if (!local) {
         skipped.push({
-          remoteName: plan.remote,
+          remoteName,
           code: 'name_taken',
-          message: `Another server's tool is named "${plan.remote}" and prefix is "never"; set toolpact.servers.${spec.name}.prefix to "auto".`,
+          message: `Another server's tool is named "${remoteName}" and prefix is "never"; set toolpact.servers.${spec.name}.prefix to "auto".`,
         });
         continue;
       }
@@ -121,13 +135,13 @@ export function planTools(input: ToolPlanInput): ToolPlan {
         const tool: WithheldTool = {
           server: spec.name,
           remoteName: remote.name,
-          name: plan.local,
+          name: local,
           reason: change ? 'changed' : 'new',
           ...(change ? { descriptionDiff: change.descriptionDiff } : {}),
         };
         withheld.push(tool);
         tools.push({
-          name: plan.local,
+          name: local,
           server: spec.name,
           remote,
           override,
@@ -138,11 +152,11 @@ export function planTools(input: ToolPlanInput): ToolPlan {
         continue;
       }
       tools.push({
-        name: plan.local,
+        name: local,
         server: spec.name,
         remote,
         override,
-        key: JSON.stringify([spec.name, remote, override, spec.timeoutMs ?? null, plan.local]),
+        key: JSON.stringify([spec.name, remote, override, spec.timeoutMs ?? null, local]),
       });
     }
     servers.set(spec.name, {
@@ -151,7 +165,96 @@ export function planTools(input: ToolPlanInput): ToolPlan {
       removed: comparison?.removed ?? [],
       skipped,
       unknownOverrides: Object.keys(spec.tools).filter((name) => !listed.some((tool) => tool.name === name)),
+      collisions: named.collisions.filter((collision) =>
+        listed.some((tool) => tool.name === collision.remoteName),
+      ),
     });
   }
-  return { tools, servers };
+  return { tools: inListOrder(tools, input.lock), servers };
+}
+
+const EMPTY_PLAN: ServerPlan = {
+  withheld: [],
+  hidden: [],
+  removed: [],
+  skipped: [],
+  unknownOverrides: [],
+  collisions: [],
+};
+
+/** Pinned tools in lock order (servers, then their tools, by name), then the others by name. */
+function inListOrder(tools: readonly PlannedTool[], lock: GatewayLock): PlannedTool[] {
+  const pinned = (tool: PlannedTool) => {
+    const locked = lockedServer(lock, tool.server);
+    return locked !== undefined && Object.hasOwn(locked.tools, tool.remote.name);
+  };
+  const inLock = tools.filter(pinned);
+  const others = tools.filter((tool) => !pinned(tool));
+  inLock.sort((a, b) => byName(a.server, b.server) || byName(a.remote.name, b.remote.name));
+  others.sort((a, b) => byName(a.name, b.name));
+  return [...inLock, ...others];
+}
+
+/**
+ * The names in use while a plan is made: those held outside the gateway, those the lock gives the
+ * config's servers, and those given so far.
+ */
+class Names {
+  readonly #owners: Map<string, { readonly server: string; readonly remoteName: string }>;
+  readonly #reserved: ReadonlySet<string>;
+  readonly #taken: Set<string>;
+  readonly #holders = new Map<string, { readonly server: string; readonly remoteName: string }>();
+
+  constructor(lock: GatewayLock, servers: readonly GatewayServer[], reserved: ReadonlySet<string>) {
+    const configured = new Set(servers.map((server) => server.name));
+    this.#owners = new Map(
+      [...ownedNames(lock)].filter(([name, owner]) => configured.has(owner.server) && !reserved.has(name)),
+    );
+    this.#reserved = reserved;
+    this.#taken = new Set([...reserved, ...this.#owners.keys()]);
+  }
+
+  /** Names for a server's tools: the ones they own, then the others in order, in config order across servers. */
+  assign(
+    spec: GatewayServer,
+    remoteNames: readonly string[],
+  ): { names: { remote: string; local: string | undefined }[]; collisions: NameCollision[] } {
+    const owned = new Map<string, string>();
+    for (const [name, owner] of this.#owners) {
+      // Under prefix "always" a name owned without the prefix is not the server's to keep.
+      if (owner.server === spec.name && (spec.prefix !== 'always' || name !== owner.remoteName)) {
+        owned.set(owner.remoteName, name);
+      }
+    }
+    const fresh = remoteNames.filter((remote) => !owned.has(remote));
+    // planNames weighs every name in use, so it is asked only when there is a tool to name.
+    const planned =
+      fresh.length === 0
+        ? []
+        : planNames(spec.name, fresh, this.#taken, spec.prefix === 'auto' ? 'on-collision' : spec.prefix);
+    const byRemote = new Map(planned.map((plan) => [plan.remote, plan]));
+    const collisions: NameCollision[] = [];
+    const names = remoteNames.map((remote) => {
+      const own = owned.get(remote);
+      if (own !== undefined) return { remote, local: own };
+      const plan = byRemote.get(remote);
+      const local = plan?.local;
+      if (local !== undefined) {
+        this.#taken.add(local);
+        this.#holders.set(local, { server: spec.name, remoteName: remote });
+      }
+      if (plan && 'reason' in plan && plan.reason === 'collision') {
+        const owner = this.#owners.get(remote) ?? this.#holders.get(remote);
+        collisions.push({
+          server: spec.name,
+          remoteName: remote,
+          name: local as string,
+          wanted: remote,
+          ...(owner && !this.#reserved.has(remote) ? { owner } : {}),
+        });
+      }
+      return { remote, local };
+    });
+    return { names, collisions };
+  }
 }

@@ -3,19 +3,25 @@ import type { Registry } from '../registry/registry.js';
 import type { PlannedTool } from './plan-tools.js';
 
 /**
- * The gateway's part of its registry: registers what a plan serves and unregisters what it no longer
- * does. A tool whose plan is the same (an equal key) stays registered as it is, so a re-listing that
- * changes nothing changes nothing for clients.
+ * The gateway's part of its registry: registers what a plan serves, in the plan's order, and
+ * unregisters what it no longer does. A tool whose plan is the same (an equal key) keeps the tool
+ * already built, so a re-listing that changes nothing changes nothing for clients; when the order
+ * changes, the tools from the first one out of place are registered again, in order.
  *
  * @example
- * const served = new ServedRegistry(registry);
+ * const served = new ServedRegistry(registry, log);
  * served.sync(plan.tools, (planned) => servedTool(planned, spec, context), (planned, reason) => log(reason));
  */
 export class ServedRegistry {
   readonly #registry: Registry;
   readonly #log: (line: string) => void;
   // The local name each served tool is registered under, with what it was built from.
-  readonly #built = new Map<string, { readonly key: string; readonly server: string }>();
+  readonly #built = new Map<
+    string,
+    { readonly key: string; readonly server: string; readonly tool: AnyTool }
+  >();
+  // Tools that could not be built, by name: the same key fails the same way, so it is not built again.
+  readonly #failed = new Map<string, { readonly key: string; readonly reason: string }>();
 
   constructor(registry: Registry, log: (line: string) => void) {
     this.#registry = registry;
@@ -32,12 +38,13 @@ export class ServedRegistry {
 
   /** The local names the gateway registered for a server, in registration order. */
   namesOf(server: string): string[] {
-    return [...this.#built].filter(([, tool]) => tool.server === server).map(([name]) => name);
+    return this.#gatewayNames().filter((name) => this.#built.get(name)?.server === server);
   }
 
   /**
-   * Makes the registry hold exactly the planned tools: what changed is replaced, what is gone is
-   * unregistered. A tool that cannot be built (`make` throws) is left out and told to `failed`.
+   * Makes the registry hold exactly the planned tools, in the plan's order: what changed is replaced,
+   * what is gone is unregistered. A tool that cannot be built (`make` throws) is left out and told to
+   * `failed`, at every sync.
    */
   sync(
     planned: readonly PlannedTool[],
@@ -52,24 +59,48 @@ export class ServedRegistry {
         this.#built.delete(name);
       }
     }
+    const serving: { planned: PlannedTool; tool: AnyTool }[] = [];
     for (const want of planned) {
-      const name = want.name;
-      if (this.#built.has(name)) continue;
-      let tool: AnyTool;
-      try {
-        tool = make(want);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        this.#log(`${want.server}: the tool "${name}" cannot be served: ${reason}`);
-        failed(want, reason);
+      const known = this.#failed.get(want.name);
+      if (known?.key === want.key) {
+        failed(want, known.reason);
         continue;
       }
-      if (this.#registry.has(name)) {
-        this.#log(`${want.server}: the tool "${name}" is already registered; it is not served.`);
+      this.#failed.delete(want.name);
+      const built = this.#built.get(want.name)?.tool;
+      if (built) {
+        serving.push({ planned: want, tool: built });
+        continue;
+      }
+      try {
+        serving.push({ planned: want, tool: make(want) });
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        this.#log(`${want.server}: the tool "${want.name}" cannot be served: ${reason}`);
+        this.#failed.set(want.name, { key: want.key, reason });
+        failed(want, reason);
+      }
+    }
+    // What is registered in order stays; from the first tool out of place on, all are registered again.
+    const current = this.#gatewayNames();
+    let inPlace = 0;
+    while (inPlace < serving.length && serving[inPlace]?.planned.name === current[inPlace]) inPlace++;
+    for (const name of current.slice(inPlace)) this.#registry.unregister(name);
+    for (const { planned: want, tool } of serving.slice(inPlace)) {
+      if (this.#registry.has(want.name)) {
+        this.#log(`${want.server}: the tool "${want.name}" is already registered; it is not served.`);
+        this.#built.delete(want.name);
         continue;
       }
       this.#registry.register(tool);
-      this.#built.set(name, { key: want.key, server: want.server });
+      this.#built.set(want.name, { key: want.key, server: want.server, tool });
     }
+  }
+
+  #gatewayNames(): string[] {
+    return this.#registry
+      .list()
+      .map((tool) => tool.contract.name)
+      .filter((name) => this.#built.has(name));
   }
 }

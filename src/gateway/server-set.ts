@@ -35,7 +35,14 @@ export interface ServerSetOptions {
   readonly log: (line: string) => void;
 }
 
-const NO_PLAN: ServerPlan = { withheld: [], hidden: [], removed: [], skipped: [], unknownOverrides: [] };
+const NO_PLAN: ServerPlan = {
+  withheld: [],
+  hidden: [],
+  removed: [],
+  skipped: [],
+  unknownOverrides: [],
+  collisions: [],
+};
 
 /**
  * The gateway's servers, in config order: started in parallel, each an {@link Upstream} that pins its

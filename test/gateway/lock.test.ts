@@ -18,6 +18,8 @@ import {
   lockEntry,
   lockedServer,
   type McpToolLike,
+  nameTools,
+  ownedNames,
   pinServer,
 } from '../../src/gateway/lock.js';
 import { LockFileError, readLock, writeLock } from '../../src/gateway/lock-file.js';
@@ -350,6 +352,71 @@ describe('pinServer', () => {
       era: 'modern',
       tools: { list_notes: lockEntry(listNotes) },
     });
+  });
+});
+
+describe('owned names', () => {
+  const DIGEST = `sha256:${'0'.repeat(64)}`;
+
+  test('a name is written beside the digest, read back, and kept by a later pin of its server', () => {
+    const file = join(dir, 'gateway.lock.json');
+    const lock = pinServer(undefined, 'notes', [addNote, listNotes], undefined, undefined, {
+      add_note: 'notes_add_note',
+    });
+    writeLock(file, lock);
+    expect(readFileSync(file, 'utf8')).toContain(
+      `"add_note": {\n          "digest": "${lockEntry(addNote).digest}",\n          "description": "Adds a note to the list.",\n          "name": "notes_add_note"\n        },`,
+    );
+    const read = readLock(file)!;
+    expect(lockedServer(read, 'notes')?.tools.add_note?.name).toBe('notes_add_note');
+    expect(lockedServer(read, 'notes')?.tools.list_notes?.name).toBeUndefined();
+    // Pinned again (gateway pin): the tool still listed keeps its name; a tool gone takes its name with it.
+    expect(lockedServer(pinServer(read, 'notes', [addNote]), 'notes')?.tools.add_note?.name).toBe(
+      'notes_add_note',
+    );
+    expect(ownedNames(pinServer(read, 'notes', [listNotes])).size).toBe(0);
+  });
+
+  test('a name has one owner: naming a tool takes the name from a tool that held it', () => {
+    const lock = nameTools(pinServer(undefined, 'retired', [listNotes]), 'retired', {
+      list_notes: 'list_notes',
+    });
+    const both = pinServer(lock, 'notes', [listNotes]);
+    const moved = nameTools(both, 'notes', { list_notes: 'list_notes', absent: 'absent' });
+    expect([...ownedNames(moved)]).toEqual([['list_notes', { server: 'notes', remoteName: 'list_notes' }]]);
+    expect(lockedServer(moved, 'retired')?.tools.list_notes).toEqual(lockEntry(listNotes));
+    // Nothing to change gives the same lock back.
+    expect(nameTools(moved, 'notes', { list_notes: 'list_notes' })).toBe(moved);
+  });
+
+  test.each<[string, unknown, string, string]>([
+    [
+      'a name that is not a tool name',
+      {
+        version: 1,
+        servers: { a: { tools: { t: { digest: DIGEST, description: '', name: 'no spaces' } } } },
+      },
+      '$.servers.a.tools.t.name',
+      'expected the name the gateway serves the tool under',
+    ],
+    [
+      'a name two tools own (a lock edited by hand)',
+      {
+        version: 1,
+        servers: {
+          a: { tools: { t: { digest: DIGEST, description: '', name: 'read_note' } } },
+          b: { tools: { u: { digest: DIGEST, description: '', name: 'read_note' } } },
+        },
+      },
+      '$.servers.b.tools.u.name',
+      'the tool a/t owns this name already',
+    ],
+  ])('%s is refused at its path', (_case, value, path, allowed) => {
+    const file = join(dir, 'gateway.lock.json');
+    writeFileSync(file, JSON.stringify(value));
+    const error = refusal(() => readLock(file));
+    expect(error.path).toBe(path);
+    expect(error.message).toContain(allowed);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { describe, expect, test } from 'vitest';
 import type { GatewayServer } from '../../src/gateway/config/index.js';
-import { type GatewayLock, pinServer } from '../../src/gateway/lock.js';
+import { type GatewayLock, nameTools, pinServer } from '../../src/gateway/lock.js';
 import { planTools, type ToolPlanInput } from '../../src/gateway/plan-tools.js';
 
 // planTools is the gateway's decision, without a process: from what is configured, pinned and listed
@@ -47,6 +47,7 @@ describe('planTools: names', () => {
       removed: [],
       skipped: [],
       unknownOverrides: [],
+      collisions: [],
     });
   });
 
@@ -64,9 +65,9 @@ describe('planTools: names', () => {
       ]),
     });
     expect(served(result)).toEqual([
-      'read_note ← notes/read_note',
-      'list ← Other Notes/list',
       'gh_search ← gh/search',
+      'list ← Other Notes/list',
+      'read_note ← notes/read_note',
     ]);
     expect(result.servers.get('Other Notes')?.skipped).toEqual([
       expect.objectContaining({ remoteName: 'read_note', code: 'name_taken' }),
@@ -173,5 +174,194 @@ describe('planTools: the lock and the overrides', () => {
         ?.key,
     ).not.toBe(key);
     expect(plan({ ...input, servers: [server('notes', { timeoutMs: 5 })] }).tools[0]?.key).not.toBe(key);
+  });
+});
+
+/** A lock where each server pins the tools given, and owns the names given (remote → served name). */
+function lockOf(servers: Record<string, Record<string, string | undefined>>): GatewayLock {
+  let lock = EMPTY;
+  for (const [name, tools] of Object.entries(servers)) {
+    lock = pinServer(
+      lock,
+      name,
+      Object.keys(tools).map((remote) => tool(remote)),
+    );
+    const names = Object.fromEntries(
+      Object.entries(tools).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
+    lock = nameTools(lock, name, names);
+  }
+  return lock;
+}
+
+describe('planTools: names are owned', () => {
+  // alpha is first in the config; beta owns read_note in the lock.
+  const lock = lockOf({ alpha: { echo: 'echo' }, beta: { read_note: 'read_note', echo: 'beta_echo' } });
+
+  test('an earlier server that later lists a tool with an owned name has it served prefixed, as a collision', () => {
+    const result = plan({
+      servers: [server('alpha'), server('beta')],
+      lock,
+      listings: new Map([
+        ['alpha', [tool('echo'), tool('read_note')]],
+        ['beta', [tool('read_note'), tool('echo')]],
+      ]),
+    });
+    expect(served(result)).toEqual([
+      'echo ← alpha/echo',
+      'beta_echo ← beta/echo',
+      'read_note ← beta/read_note',
+      'alpha_read_note ← alpha/read_note',
+    ]);
+    expect(result.servers.get('alpha')?.collisions).toEqual([
+      {
+        server: 'alpha',
+        remoteName: 'read_note',
+        name: 'alpha_read_note',
+        wanted: 'read_note',
+        owner: { server: 'beta', remoteName: 'read_note' },
+      },
+    ]);
+    expect(result.servers.get('beta')?.collisions).toEqual([]);
+  });
+
+  test('the owner keeps its name while it has not listed yet (starting, restarting or down)', () => {
+    const result = plan({
+      servers: [server('alpha'), server('beta')],
+      lock,
+      listings: new Map([['alpha', [tool('echo'), tool('read_note')]]]),
+    });
+    expect(served(result)).toEqual(['echo ← alpha/echo', 'alpha_read_note ← alpha/read_note']);
+  });
+
+  test('swapping the config order changes no name and not the order of the list', () => {
+    const listings = new Map([
+      ['alpha', [tool('read_note'), tool('echo')]],
+      ['beta', [tool('echo'), tool('read_note')]],
+    ]);
+    const forward = plan({ servers: [server('alpha'), server('beta')], lock, listings });
+    const swapped = plan({ servers: [server('beta'), server('alpha')], lock, listings });
+    expect(served(swapped)).toEqual(served(forward));
+    expect(JSON.stringify(swapped.tools)).toBe(JSON.stringify(forward.tools));
+  });
+
+  test('without a lock, names follow the config order; the later server is the one prefixed', () => {
+    const listings = new Map([
+      ['beta', [tool('read_note')]],
+      ['alpha', [tool('read_note')]],
+    ]);
+    const result = plan({ servers: [server('alpha'), server('beta')], listings });
+    expect(served(result)).toEqual(['beta_read_note ← beta/read_note', 'read_note ← alpha/read_note']);
+    expect(result.servers.get('beta')?.collisions).toEqual([
+      expect.objectContaining({
+        name: 'beta_read_note',
+        owner: { server: 'alpha', remoteName: 'read_note' },
+      }),
+    ]);
+  });
+
+  test('a restart with the lock the first start wrote gives the same names, in the same order, byte for byte', () => {
+    const listings = new Map([
+      ['alpha', [tool('read_note'), tool('echo')]],
+      ['beta', [tool('read_note'), tool('echo')]],
+    ]);
+    const servers = [server('alpha'), server('beta')];
+    const first = plan({ servers, listings });
+    // What the gateway records after its first start: every served tool pinned, with its name.
+    let written = EMPTY;
+    for (const name of ['alpha', 'beta']) {
+      const names = Object.fromEntries(
+        first.tools.filter((each) => each.server === name).map((each) => [each.remote.name, each.name]),
+      );
+      written = pinServer(written, name, listings.get(name)!, undefined, undefined, names);
+    }
+    const again = plan({ servers, lock: written, listings });
+    expect(served(again)).toEqual([
+      'echo ← alpha/echo',
+      'read_note ← alpha/read_note',
+      'beta_echo ← beta/echo',
+      'beta_read_note ← beta/read_note',
+    ]);
+    expect(again.servers.get('beta')?.collisions).toEqual([]);
+    // Which server answered first (the order of the listings) changes nothing.
+    const reversed = new Map([...listings].reverse());
+    expect(JSON.stringify(plan({ servers, lock: written, listings: reversed }).tools)).toBe(
+      JSON.stringify(again.tools),
+    );
+  });
+
+  test('a name the lock gives a server no longer in the config is free', () => {
+    const gone = lockOf({ retired: { read_note: 'read_note' } });
+    const result = plan({
+      servers: [server('alpha')],
+      lock: gone,
+      listings: new Map([['alpha', [tool('read_note')]]]),
+    });
+    expect(served(result)).toEqual(['read_note ← alpha/read_note']);
+    expect(result.servers.get('alpha')?.collisions).toEqual([]);
+  });
+
+  test('a disabled server keeps the names it owns', () => {
+    const result = plan({
+      servers: [server('alpha'), server('beta', { enabled: false })],
+      lock,
+      listings: new Map([['alpha', [tool('read_note')]]]),
+    });
+    expect(served(result)).toEqual(['alpha_read_note ← alpha/read_note']);
+  });
+
+  test('pinned tools come in lock order, new ones after them by name', () => {
+    const result = plan({
+      servers: [server('beta'), server('alpha')],
+      lock,
+      listings: new Map([
+        ['beta', [tool('zebra'), tool('read_note'), tool('apple')]],
+        ['alpha', [tool('mango'), tool('echo')]],
+      ]),
+    });
+    expect(result.tools.map((each) => each.name)).toEqual(['echo', 'read_note', 'apple', 'mango', 'zebra']);
+  });
+
+  test('under prefix "always" a bare name owned earlier gives way to the prefixed one', () => {
+    const result = plan({
+      servers: [server('alpha', { prefix: 'always' })],
+      lock: lockOf({ alpha: { echo: 'echo' } }),
+      listings: new Map([['alpha', [tool('echo')]]]),
+    });
+    expect(served(result)).toEqual(['alpha_echo ← alpha/echo']);
+  });
+
+  test('a name a provider would alias to an owned one (read.note for read_note) is a collision too', () => {
+    const result = plan({
+      servers: [server('alpha'), server('beta')],
+      lock,
+      listings: new Map([
+        ['alpha', [tool('read.note')]],
+        ['beta', [tool('read_note')]],
+      ]),
+    });
+    expect(served(result)).toEqual(['read_note ← beta/read_note', 'alpha_read.note ← alpha/read.note']);
+  });
+
+  test('an owner that hides its tool still holds the name', () => {
+    const result = plan({
+      servers: [server('alpha'), server('beta', { tools: { read_note: { hidden: true } } })],
+      lock,
+      listings: new Map([
+        ['alpha', [tool('read_note')]],
+        ['beta', [tool('read_note')]],
+      ]),
+    });
+    expect(served(result)).toEqual(['alpha_read_note ← alpha/read_note']);
+  });
+
+  test('a reserved name outranks the lock: the owner is served prefixed', () => {
+    const result = plan({
+      servers: [server('alpha')],
+      lock: lockOf({ alpha: { search_tools: 'search_tools' } }),
+      listings: new Map([['alpha', [tool('search_tools')]]]),
+      reserved: ['search_tools'],
+    });
+    expect(served(result)).toEqual(['alpha_search_tools ← alpha/search_tools']);
   });
 });

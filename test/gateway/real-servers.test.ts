@@ -75,6 +75,9 @@ const unsandboxed = (bin: string, args: string[], env: Record<string, string>, c
   cwd,
 });
 
+/** A server's tools as the gateway lists them: pinned tools in lock order, by name. */
+const inLockOrder = (names: readonly string[]) => [...names].sort();
+
 // What each server lists (their tools collide with none of the others', so none is prefixed).
 const TOOLS = {
   memory: [
@@ -313,7 +316,7 @@ describe('five published servers behind one gateway', () => {
       ]);
       // No two of these servers share a tool name (nor a provider's alias of one), so none is prefixed.
       for (const server of status) {
-        expect(server.served, server.name).toEqual(TOOLS[server.name as keyof typeof TOOLS]);
+        expect(server.served, server.name).toEqual(inLockOrder(TOOLS[server.name as keyof typeof TOOLS]));
         expect(server.skipped, server.name).toEqual([]);
       }
       expect(gateway.listing.schemas()).toHaveLength(Object.values(TOOLS).flat().length);
@@ -435,8 +438,8 @@ describe.runIf(bubblewrap.ok)('published servers in the sandbox', () => {
       ]);
       // The same tools twice: the server first in the config keeps the names, the second is prefixed.
       const [fs, twin] = gateway.status();
-      expect(fs?.served).toEqual(TOOLS.filesystem);
-      expect(twin?.served).toEqual(TOOLS.filesystem.map((name) => `twin_${name}`));
+      expect(fs?.served).toEqual(inLockOrder(TOOLS.filesystem));
+      expect(twin?.served).toEqual(inLockOrder(TOOLS.filesystem).map((name) => `twin_${name}`));
 
       // The sandboxed server was resolved to the installed package and runs under bubblewrap, never npx.
       const processes = serverProcesses(marker, before);
@@ -507,7 +510,7 @@ describe.runIf(bubblewrap.ok)('published servers in the sandbox', () => {
         sandbox: { packageCache: join(realpathSync(ws.dir), 'npx-cache') },
       });
       expect(gateway.status()).toMatchObject([
-        { name: 'browser', state: 'up', unsandboxed: false, served: TOOLS.playwright },
+        { name: 'browser', state: 'up', unsandboxed: false, served: inLockOrder(TOOLS.playwright) },
       ]);
 
       const page = await gateway.registry.call('browser_navigate', {

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { PendingApproval } from '../../dispatch/gate.js';
 import type { GatewayConfig } from '../../gateway/config/index.js';
-import type { Gateway, GatewayServerStatus } from '../../gateway/gateway.js';
+import type { Gateway, GatewayServerStatus, NameCollision } from '../../gateway/gateway.js';
 import { definePolicy } from '../../policy/define-policy.js';
 import { loadPolicyFile } from '../../policy/load-policy.js';
 import type { Policy } from '../../policy/policy.js';
@@ -273,6 +273,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
             : `  "${withheld.remoteName}" is new (withheld: newTools is "withhold")`,
         );
       }
+      for (const collision of server.collisions) lines.push(`  ${collisionLine(collision)}`);
       if (server.removed.length > 0) lines.push(`  no longer listed: ${server.removed.join(', ')}`);
       for (const skipped of server.skipped)
         lines.push(`  not served: ${skipped.remoteName}: ${skipped.message}`);
@@ -493,8 +494,18 @@ function changesOf(server: GatewayServerStatus): string {
     ...(changed ? [`${changed} changed`] : []),
     ...(added ? [`${added} new withheld`] : []),
     ...(server.removed.length ? [`${server.removed.length} removed`] : []),
+    ...(server.collisions.length ? [`${server.collisions.length} prefixed`] : []),
   ];
   return parts.length > 0 ? parts.join(', ') : 'unchanged';
+}
+
+function collisionLine(collision: NameCollision): string {
+  const { owner } = collision;
+  return `"${collision.remoteName}" is served as "${collision.name}": ${
+    owner
+      ? `the name "${collision.wanted}" belongs to "${owner.remoteName}" of ${owner.server}`
+      : `the name "${collision.wanted}" is taken outside the config's servers`
+  }`;
 }
 
 function indent(text: string, spaces: number): string {
