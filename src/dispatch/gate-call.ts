@@ -18,6 +18,7 @@ import type {
   PendingApproval,
 } from './gate.js';
 import { isPromiseLike } from './run.js';
+import { sanitizeMessage } from './sanitize.js';
 import { toolIdentity } from './tool-identity.js';
 
 /** What the gate step reads of its registry, fixed when the registry is made. */
@@ -85,6 +86,19 @@ function decide(
     case 'allow':
       return undefined;
     case 'deny':
+      if (decision.refusal) {
+        const { type, message, details } = decision.refusal;
+        return {
+          ok: false,
+          error: {
+            type,
+            tool: name,
+            message: sanitizeMessage(message),
+            ...(decision.rule === undefined ? {} : { rule: decision.rule }),
+            ...(details ? { details } : {}),
+          },
+        };
+      }
       return permissionDeniedFailure(name, decision.reason, decision.rule);
     case 'ask':
       return ask(settings, { ...request, decision }, options);

@@ -1,10 +1,24 @@
 import type { ToolContract } from '../contract/index.js';
 import type { ToolMeta } from '../define/tool.js';
+import type { JsonValue } from './serialize.js';
 
 /** What the gate decides for one call. `rule` names what decided, for the envelope and the audit log. */
 export type GateDecision =
   | { readonly action: 'allow'; readonly rule?: string; readonly reason?: string }
-  | { readonly action: 'deny'; readonly reason: string; readonly rule?: string }
+  | {
+      readonly action: 'deny';
+      readonly reason: string;
+      readonly rule?: string;
+      /**
+       * The refusal as the model reads it, when it is not a plain `permission_denied` (the gateway's
+       * withheld definitions answer `tool_definition_changed`): the envelope's error type and words.
+       */
+      readonly refusal?: {
+        readonly type: string;
+        readonly message: string;
+        readonly details?: { readonly [key: string]: JsonValue };
+      };
+    }
   | { readonly action: 'ask'; readonly reason?: string; readonly rule?: string };
 
 /** What the gate sees: the contract, the validated arguments and the caller's options. */

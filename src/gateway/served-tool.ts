@@ -53,7 +53,8 @@ export function servedTool(planned: PlannedTool, spec: GatewayServer, context: S
         `${remote.title ?? remote.annotations?.title ?? remote.name} (the MCP server "${spec.name}" gives no description).`,
       ...(override.title ? { title: override.title } : {}),
       ...(spec.timeoutMs ? { timeoutMs: spec.timeoutMs } : {}),
-      meta: { gateway: true },
+      // The gate reads this server's relative paths against its roots.
+      meta: { gateway: true, roots: spec.roots },
       call: (call) => {
         const upstream = context.upstream(spec.name);
         if (!upstream) {
@@ -71,13 +72,44 @@ export function servedTool(planned: PlannedTool, spec: GatewayServer, context: S
   ).tool;
 }
 
-/** The gate, except for withheld tools: their calls are refused by the tool itself, never asked about. */
+/**
+ * The gate, with withheld tools refused before it: a withheld tool's call is a deny of its own
+ * (`rule: "withheld-definition"`), recorded as such, and answered `tool_definition_changed` so the
+ * model can tell it from a policy's refusal.
+ */
 export function withheldPassGate(gate: BeforeCallHook | undefined): BeforeCallHook | undefined {
-  if (!gate) return undefined;
-  return (request) =>
-    request.meta.withheld === true
-      ? { action: 'allow', reason: 'the gateway withholds this tool and refuses the call itself' }
-      : gate(request);
+  return (request) => {
+    if (request.meta.withheld !== true) return gate?.(request);
+    const withheld = request.meta as unknown as WithheldMeta;
+    const message = withheldMessage(withheld);
+    return {
+      action: 'deny',
+      rule: WITHHELD_RULE,
+      reason: message,
+      refusal: {
+        type: DEFINITION_CHANGED,
+        message,
+        details: { server: withheld.server, remoteName: withheld.remoteName, reason: withheld.reason },
+      },
+    };
+  };
+}
+
+/** The rule a withheld tool's refusal names in its envelope and in the audit. */
+export const WITHHELD_RULE = 'withheld-definition';
+
+interface WithheldMeta {
+  readonly server: string;
+  readonly remoteName: string;
+  readonly reason: WithheldTool['reason'];
+}
+
+function withheldMessage(withheld: WithheldMeta): string {
+  const why =
+    withheld.reason === 'changed'
+      ? `The definition of "${withheld.remoteName}" on the MCP server "${withheld.server}" changed since it was pinned`
+      : `"${withheld.remoteName}" is a new tool of the MCP server "${withheld.server}", and new tools are withheld until accepted`;
+  return `${why}, so the gateway withholds it until an operator reviews the change and accepts it with "toolpact gateway pin". Do not retry; use another tool or tell the user.`;
 }
 
 /**
@@ -85,10 +117,11 @@ export function withheldPassGate(gate: BeforeCallHook | undefined): BeforeCallHo
  * model) whose every call is refused with `tool_definition_changed`.
  */
 function withheldTool(withheld: WithheldTool): AnyTool {
-  const why =
-    withheld.reason === 'changed'
-      ? `The definition of "${withheld.remoteName}" on the MCP server "${withheld.server}" changed since it was pinned`
-      : `"${withheld.remoteName}" is a new tool of the MCP server "${withheld.server}", and new tools are withheld until accepted`;
+  const meta: WithheldMeta = {
+    server: withheld.server,
+    remoteName: withheld.remoteName,
+    reason: withheld.reason,
+  };
   return createTool(
     {
       name: withheld.name,
@@ -97,20 +130,13 @@ function withheldTool(withheld: WithheldTool): AnyTool {
       category: 'read',
     },
     {
-      meta: {
-        source: `mcp:${withheld.server}`,
-        server: withheld.server,
-        remoteName: withheld.remoteName,
-        withheld: true,
-      },
+      meta: { source: `mcp:${withheld.server}`, ...meta, withheld: true },
+      // The gate refuses every call first (withheldPassGate); this answers a registry without one.
       execute() {
-        throw new ToolError(
-          `${why}, so the gateway withholds it until an operator reviews the change and accepts it with "toolpact gateway pin". Do not retry; use another tool or tell the user.`,
-          {
-            type: DEFINITION_CHANGED,
-            details: { server: withheld.server, remoteName: withheld.remoteName, reason: withheld.reason },
-          },
-        );
+        throw new ToolError(withheldMessage(meta), {
+          type: DEFINITION_CHANGED,
+          details: { server: withheld.server, remoteName: withheld.remoteName, reason: withheld.reason },
+        });
       },
     },
   );
