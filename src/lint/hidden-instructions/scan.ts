@@ -39,9 +39,19 @@ export function scanDefinition(definition: ToolDefinitionText): readonly Located
   const cached = cache.get(definition);
   if (cached) return cached;
   const found: Omit<LocatedSignal, 'error'>[] = [];
+  const [schema, base] =
+    definition.inputSchema !== undefined
+      ? [definition.inputSchema, '$.inputSchema']
+      : [definition.parameters, '$.parameters'];
+  const root =
+    schema !== null && typeof schema === 'object' && !Array.isArray(schema)
+      ? (schema as Record<string, unknown>)
+      : undefined;
+  const parameters = root ? parametersOf(root, base) : [];
+  const names = parameters.map((parameter) => parameter.name);
   const scan = (text: unknown, path: string, field: string, role: FieldRole) => {
     if (typeof text !== 'string' || text === '') return;
-    for (const signal of findSignals(text, role, definition.name)) {
+    for (const signal of findSignals(text, role, definition.name, names)) {
       found.push({
         ...signal,
         path,
@@ -52,14 +62,9 @@ export function scanDefinition(definition: ToolDefinitionText): readonly Located
   };
   scan(definition.title, '$.title', 'title', 'title');
   scan(definition.description, '$.description', 'description', 'description');
-  const [schema, base] =
-    definition.inputSchema !== undefined
-      ? [definition.inputSchema, '$.inputSchema']
-      : [definition.parameters, '$.parameters'];
-  if (schema !== null && typeof schema === 'object' && !Array.isArray(schema)) {
-    const root = schema as Record<string, unknown>;
+  if (root) {
     scan(root.description, `${base}.description`, 'description of the input schema', 'parameter');
-    for (const parameter of parametersOf(root, base)) {
+    for (const parameter of parameters) {
       const label = `parameter "${parameter.name}"`;
       scan(
         parameter.schema.description,
