@@ -352,7 +352,8 @@ function hiddenText(source: string, normalized: NormalizedText, signals: Signal[
   for (const match of source.matchAll(/[A-Za-z0-9+/]{40,4096}={0,2}/gu)) {
     const blob = match[0];
     if (!/[a-z]/.test(blob) || !/[A-Z]/.test(blob) || !/[0-9]/.test(blob)) continue;
-    const decoded = Buffer.from(blob, 'base64').toString('latin1');
+    const decoded = decodeBase64(blob);
+    if (decoded === undefined) continue;
     const printable = decoded.replace(/[^\x20-\x7E\n]/g, '').length / Math.max(1, decoded.length);
     const words = decoded.split(/\s+/).filter((word) => /^[A-Za-z][a-z]{1,}[,.:;]?$/.test(word)).length;
     if (printable >= 0.95 && words >= 4) {
@@ -364,6 +365,17 @@ function hiddenText(source: string, normalized: NormalizedText, signals: Signal[
         end: match.index + blob.length,
       });
     }
+  }
+}
+
+/** The bytes of a base64 text as Latin-1 characters, with `atob` (no Node-only API in lint); undefined when it is not base64. */
+function decodeBase64(blob: string): string | undefined {
+  const unpadded = blob.replace(/=+$/u, '');
+  const usable = unpadded.slice(0, unpadded.length - (unpadded.length % 4));
+  try {
+    return atob(usable);
+  } catch {
+    return undefined;
   }
 }
 
