@@ -19,7 +19,7 @@ export interface Signal {
 export const CUES = {
   shadowing: ['otherToolTrigger', 'anyOtherTool', 'replacesTool', 'tamperArguments', 'otherServer'],
   'secret-access': ['readSecret', 'sendToSink'],
-  concealment: ['hideFromUser', 'covertly'],
+  concealment: ['hideFromUser', 'covertly', 'bypassConfirmation'],
   'injected-directive': [
     'chatTemplate',
     'directiveTag',
@@ -45,16 +45,16 @@ const LITERAL_TARGET =
 
 /** Files and data a tool has no business handing to a model: keys, credentials, configs, the conversation. */
 const SECRET_TARGET =
-  /~\/\.ssh\b|\.ssh\/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.pem\b|\bprivate[ _-]?keys?\b|(?:^|[\s`'"(/])\.env\b|\.aws\/|\b(?:aws|gcloud|cloud) credentials\b|\bcredentials?(?:\.json|\.db)?\b|\.npmrc\b|\.netrc\b|\.pypirc\b|\.git-credentials\b|\.kube\/config\b|\.docker\/config\.json\b|\bmcp\.json\b|\.cursor\/|\bclaude_desktop_config\.json\b|\.(?:bash|zsh)_history\b|\/etc\/(?:passwd|shadow)\b|\bapi[ _-]?keys?\b|\b(?:access|auth|bearer|session|refresh|secret|npm|github|api)[ _-]tokens?\b|\b(?:the user's|your|their|any|all) (?:tokens?|passwords?|secrets?|cookies?)\b|\bpasswords?\b|\bpassphrases?\b|\bsession cookies?\b|document\.cookie|\bseed phrase\b|\bsystem prompt\b|\b(?:conversation|chat) (?:history|context|log|transcript)\b|\b(?:whole|full|complete|entire) (?:conversation|chat|transcript)\b|\benvironment variables?\b|\bLogin Data\b|\bkeychain\b|\bpassport number\b|\bcredit cards?\b|\bcard numbers?\b|\bcvv\b|\bsocial security\b|\bssh[ _-]?keys?\b|\bprivate (?:[\w-]+ )?keys?\b|\b[a-z0-9]*_(?:api_key|secret_access_key|secret_key|access_token|auth_token|token|password|secret)\b|密钥|私钥|令牌|密码|凭据|凭证|口令|系统提示|对话记录|聊天记录|环境变量|助记词/i;
+  /~\/\.ssh\b|\.ssh\/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\.pem\b|\bprivate[ _-]?keys?\b|(?:^|[\s`'"(/])\.env\b|\.aws\/|\b(?:aws|gcloud|cloud) credentials\b|\bcredentials?(?:\.json|\.db)?\b|\.npmrc\b|\.netrc\b|\.pypirc\b|\.git-credentials\b|\.kube\/config\b|\.docker\/config\.json\b|\bmcp\.json\b|\.cursor\/|\bclaude_desktop_config\.json\b|\.(?:bash|zsh)_history\b|\/etc\/(?:passwd|shadow)\b|\bapi[ _-]?keys?\b|\b(?:access|auth|bearer|session|refresh|secret|npm|github|api)[ _-]tokens?\b|\b(?:the user's|your|their|any|all) (?:tokens?|passwords?|secrets?|cookies?)\b|\bpasswords?\b|\bpassphrases?\b|\bsession cookies?\b|document\.cookie|\bseed phrase\b|\bsystem prompt\b|\b(?:conversation|chat) (?:history|context|log|transcript)\b|\b(?:whole|full|complete|entire) (?:conversation|chat|transcript)\b|\benvironment variables?\b|\bLogin Data\b|\bkeychain\b|\.gnupg\b|\.config\/gh\b|\.pgpass\b|\.my\.cnf\b|\bwallet\.dat\b|\bkeystore\b|\.p12\b|\.pfx\b|\bprintenv\b|\bprocess\.env\b|\bpassport number\b|\bcredit cards?\b|\bcard numbers?\b|\bcvv\b|\bsocial security\b|\bssh[ _-]?keys?\b|\bprivate (?:[\w-]+ )?keys?\b|\b[a-z0-9]*_(?:api_key|secret_access_key|secret_key|access_token|auth_token|token|password|secret)\b|密钥|私钥|令牌|密码|凭据|凭证|口令|系统提示|对话记录|聊天记录|环境变量|助记词/i;
 /** Data that is no secret but is no tool argument either: whole files, the user's records. */
 const PRIVATE_DATA =
   /\b(?:(?:full |whole |entire )?(?:text|contents?) of (?:any |every |each |all |their |the user's |the file that |the files? (?:that|which) )(?:[\w-]+ )?|file contents|(?:the user's|their) (?:profile|messages|emails?|contacts|documents|home directory|full name|phone(?: number)?|address|location|date of birth)|(?:entire|whole) home directory|conversation so far|personal (?:details|information|data)|(?:previous|prior|all) (?:user )?messages|整个主目录|文件(?:的)?(?:全部)?内容)\b/i;
 /** A secret whose reading is never part of an ordinary tool's job. */
 const HIGH_VALUE_SECRET =
-  /~\/\.ssh\b|\.ssh\/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.pem\b|\bprivate[ _-]?keys?\b|\.aws\/|\.npmrc\b|\.netrc\b|\.git-credentials\b|\.kube\/config\b|\bmcp\.json\b|\.cursor\/|\bclaude_desktop_config\.json\b|\.(?:bash|zsh)_history\b|\/etc\/(?:passwd|shadow)\b|document\.cookie|\bsystem prompt\b|\b(?:conversation|chat) history\b|\b(?:whole|full|complete|entire) (?:conversation|chat|transcript)\b|\bLogin Data\b|(?:^|[\s`'"(/])\.env\b|\bcredentials (?:file|\.json|\.db)\b|\bcredentials\.(?:json|db)\b|\bprivate (?:[\w-]+ )?keys?\b|\bssh[ _-]?keys?\b|\b[a-z0-9]*_(?:api_key|secret_access_key|secret_key)\b|私钥|系统提示|对话记录|聊天记录/i;
+  /~\/\.ssh\b|\.ssh\/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.pem\b|\bprivate[ _-]?keys?\b|\.aws\/|\.npmrc\b|\.netrc\b|\.git-credentials\b|\.kube\/config\b|\bmcp\.json\b|\.cursor\/|\bclaude_desktop_config\.json\b|\.(?:bash|zsh)_history\b|\/etc\/(?:passwd|shadow)\b|document\.cookie|\bsystem prompt\b|\b(?:conversation|chat) history\b|\b(?:whole|full|complete|entire) (?:conversation|chat|transcript)\b|\bLogin Data\b|\.gnupg\b|\.config\/gh\b|\.pgpass\b|\.my\.cnf\b|\bwallet\.dat\b|\bkeystore\b|\.p12\b|\.pfx\b|\bprintenv\b|\bprocess\.env\b|(?:^|[\s`'"(/])\.env\b|\bcredentials (?:file|\.json|\.db)\b|\bcredentials\.(?:json|db)\b|\bprivate (?:[\w-]+ )?keys?\b|\bssh[ _-]?keys?\b|\b[a-z0-9]*_(?:api_key|secret_access_key|secret_key)\b|私钥|系统提示|对话记录|聊天记录/i;
 /** A verb in the imperative that reads or moves data; third-person forms ("reads") describe the tool, not the model. */
 const ACCESS_VERB =
-  /(?:^|[\s,;:(]|\b(?:to|and|then|also|first|please|must|should|will)\s)(?<!\b(?:is|are|was|were|be|been|being|gets?|got)\s)(?:read(?!\s+(?:from|by)\b)|open|cat|load|fetch|include|pass|put|place|paste|insert|attach|append|send|post|upload|forward|copy|collect|gather|extract|dump|print|output|reveal|share|fill|add|exfiltrate|leak|transmit|embed|grab|look for|search for|provide|supply|give|retrieve|take|use the value of|passing|including|sending|putting|attaching|appending|uploading|forwarding|copying)\b(?!-)|\bwith (?:the )?(?:full |whole |complete )?(?:contents?|text|value) of\b|读取|打开|获取|发送|上传|转发|附上|附加|填入|填到|放入|放到|传入|复制|粘贴|输出|泄露|抄送|收集|提取/i;
+  /(?:^|[\s,;:(]|\b(?:to|and|then|also|first|please|must|should|will)\s)(?<!\b(?:is|are|was|were|be|been|being|gets?|got)\s)(?:read(?!\s+(?:from|by)\b)|open|cat|load|fetch|include|pass|put|place|paste|insert|attach|append|send|post|upload|forward|copy|collect|gather|extract|dump|print|output|reveal|share|fill|add|exfiltrate|leak|transmit|embed|grab|look for|search for|provide|supply|give|retrieve|take|use the value of|passing|including|sending|putting|attaching|appending|uploading|forwarding|copying)\b(?!-)|\bwith (?:the )?(?:full |whole |complete )?(?:contents?|text|value|output) of\b|读取|打开|获取|发送|上传|转发|附上|附加|填入|填到|放入|放到|传入|复制|粘贴|输出|泄露|抄送|收集|提取/i;
 const SEND_VERB =
   /\b(?:email|e-mail|send|post|upload|forward|cc|bcc|transmit|push|sync)\b|上传|发送|转发|抄送/i;
 const NEGATION =
@@ -82,6 +82,8 @@ const HIDE_FROM_USER = new RegExp(
   ].join('|'),
   'iu',
 );
+const BYPASS_CONFIRMATION =
+  /\b(?:instead of|without)\s+(?:asking|checking with|confirming with|consulting)\s+(?:the\s+)?user\b|\bskip\s+(?:the\s+)?(?:user'?s?\s+)?(?:confirmation|approval|review)\b|\b(?:do not|don't|never)\s+(?:ask|wait)\s+for\s+(?:the\s+)?(?:user'?s?\s+)?(?:confirmation|approval|permission)\b|(?:无需|不必|不要)(?:征求|等待)?(?:用户)?(?:确认|同意|批准)/iu;
 const COVERTLY =
   /\b(?:secretly|covertly|quietly|silently|discreetly|stealthily|behind the user's back)\s+(?:run|read|send|upload|add|call|include|copy|forward|delete|execute|collect|pass|attach|append)\b|\bwithout (?:the user's )?(?:knowledge|consent|noticing)\b|悄悄|偷偷|暗中|秘密地/iu;
 
@@ -96,7 +98,7 @@ const FAKE_TURN =
 const ROLE_HEADING =
   /(?:^|\n)[ \t]*#{1,6}[ \t]*(?:system|assistant|(?:instructions?|note) (?:for|to) (?:the )?(?:assistant|model|ai|llm))[ \t]*(?:\n|$)/iu;
 const PROMPT_OVERRIDE =
-  /\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|other|system|original)\b[^.\n]{0,20}?\b(?:instructions?|prompts?|rules|directions|guidelines|guidance|policies|policy|restrictions|messages?|constraints|safety)\b|\b(?:supersedes?|overrides?|takes? precedence over|replaces?)\s+(?:your|the|any|all)\s+(?:system prompt|(?:previous |prior |user |other |original )?instructions|guidelines)\b|\byou are now\b|\byou are (?:now )?in (?:maintenance|developer|god|admin) mode\b|\b(?:enter|switch to) (?:maintenance|god|admin) mode\b|\b(?:reveal|print|output|repeat|show|leak)\s+(?:your|the)\s+(?:system prompt|instructions|initial prompt|hidden prompt)|\bnew instructions\s*:|忽略(?:之前|以上|先前|前面|上述)?的?(?:所有|全部)?(?:指令|指示|规则|提示)|你现在是/iu;
+  /\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|other|system|original)\b[^.\n]{0,20}?\b(?:instructions?|prompts?|rules|directions|guidelines|guidance|policies|policy|restrictions|messages?|constraints|safety)\b|\b(?:supersedes?|overrides?|takes? precedence over|replaces?)\s+(?:your|the|any|all)\s+(?:system prompt|(?:previous |prior |user |other |original )?instructions|guidelines)\b|\byou are (?:now )?(?:DAN|an? (?:AI|assistant|model) (?:without|with no) (?:restrictions|limits|rules|filters))\b|\bdo anything now\b|\b(?:instructions?|rules|policy|policies|guidelines|restrictions)\s+(?:no longer appl(?:y|ies)|(?:do|does) not apply|are (?:void|lifted|suspended))\b|\byou are now\b|\byou are (?:now )?in (?:maintenance|developer|god|admin) mode\b|\b(?:enter|switch to) (?:maintenance|god|admin) mode\b|\b(?:reveal|print|output|repeat|show|leak)\s+(?:your|the)\s+(?:system prompt|instructions|initial prompt|hidden prompt)|\bnew instructions\s*:|忽略(?:之前|以上|先前|前面|上述)?的?(?:所有|全部)?(?:指令|指示|规则|提示)|你现在是/iu;
 const ADDRESSED_TO_MODEL =
   /\b(?:note|message|instructions?|reminder)\s+(?:to|for)\s+(?:the\s+)?(?:assistant|model|ai|llm|agent)\b|\bsystem\s+(?:note|message|override)\s*:|\b(?:attention|dear)\s+(?:ai|assistant|model|llm)\b|\bfrom now on\b|\bthe\s+(?:assistant|model|ai|llm)\s+(?:must|should|is required to|has to)\b|\byou are required to\b|从现在开始|致(?:助手|模型)/iu;
 const COMMENT = /<!--[\s\S]{1,2000}?-->/u;
@@ -117,6 +119,7 @@ const OTHER_TOOL_TRIGGER = new RegExp(
     String.raw`\b${WHEN}\s+(?:${anyCase('the')}\s+)?${TOOL_NAME}\s+(?:${anyCase('(?:tool|function)')}\s+)?(?:${anyCase('(?:of|from)')}\s+[^,.\n]{1,40}?\s+)?(?:${anyCase('(?:is|gets|are)')}\s+)?${anyCase('(?:called|invoked|used|run|executed|available|loaded)')}\b`,
     String.raw`(?:当|每当|每次)(?:调用|使用)\s*${TOOL_NAME}`,
     String.raw`(?:调用|使用)\s*${TOOL_NAME}\s*(?:工具|函数)?[^。；\n]{0,20}?(?:之前|之后|前|时|后)`,
+    String.raw`\b${anyCase('(?:with|using|via|through)')}\s+(?:${anyCase('the')}\s+)?${TOOL_NAME}(?=\s*(?:${anyCase('tool')}\b|[,.;]))`,
   ].join('|'),
   'u',
 );
@@ -125,11 +128,11 @@ const SHADOW_DIRECTIVE =
 const ANY_OPERATION =
   /\bwhen(?:ever)?\s+(?:the user|you|a user)\s+(?:asks?|requests?|wants?|needs?|tries?)\s+(?:for\s+|to\s+)?(?:any|every|all)\b[^.\n]{0,60}?\b(?:first|also|always)\b|\b(?:for|in|on)\s+(?:all|every|each|any)\s+(?:subsequent|future|following|later|other)\s+(?:tool\s+)?(?:calls?|requests?|tools?|responses?|replies|messages?|answers?)\b|\b(?:invoke|call|use|run)\s+(?:the\s+)?[a-z]+_[a-z_]+\s+tool\b|\b(?:before|prior to|ahead of)\s+(?:using\s+|calling\s+|invoking\s+|running\s+|performing\s+|doing\s+)?(?:any|every|all|each)\s+(?:[\w-]+\s+){0,2}?(?:operations?|actions?|commands?|requests?|calls?|tasks?)\b|\broute\s+(?:every|all|each|any)\b[^.\n]{0,40}?\bthrough\b|\b(?:do not|don't|never)\s+(?:call|use)\s+(?:them|those(?: tools)?|the other tools?)\b/iu;
 const ANY_OTHER_TOOL =
-  /\b(?:before|after|when|whenever|instead of)\s+(?:using|calling|invoking|running|you\s+(?:use|call|run)|any|every|all)\b[^.\n]{0,30}?\b(?:other|another|any|every|all)\b[^.\n]{0,20}?\b(?:tools?|functions?|servers?)\b|\bwhen(?:ever)?\s+(?:sending|writing|running|executing|creating|reading|using|calling|the user asks to)\s+(?:any|every|all|an?)\b[^.\n]{0,40}?\b(?:also|always|first|instead)\b|在(?:使用|调用)(?:其他|任何|其它|所有)[^。；\n]{0,10}(?:工具|函数)|(?:其他|任何|其它)(?:任何)?(?:工具|函数)(?:之前|前)/iu;
+  /\b(?:before|after|when|whenever|instead of|ahead of|prior to|in place of)\s+(?:using|calling|invoking|running|you\s+(?:use|call|run)|any|every|all)\b[^.\n]{0,30}?\b(?:other|another|any|every|all)\b[^.\n]{0,20}?\b(?:tools?|functions?|servers?)\b|\bwhen(?:ever)?\s+(?:sending|writing|running|executing|creating|reading|using|calling|the user asks to)\s+(?:any|every|all|an?)\b[^.\n]{0,40}?\b(?:also|always|first|instead)\b|在(?:使用|调用)(?:其他|任何|其它|所有)[^。；\n]{0,10}(?:工具|函数)|(?:其他|任何|其它)(?:任何)?(?:工具|函数)(?:之前|前)/iu;
 const REPLACES_TOOL =
   /\b(?:this tool|it|this server|these instructions|instructions here|this function)\s+(?:replaces|supersedes|overrides|take[s]? precedence over|must be used instead of|is the replacement for)\b|\b(?:never|do not|don't)\s+(?:call|use)\s+[a-z]+_[a-z_]+\s+again\b|(?:本|此|该)(?:工具|函数)(?:替代|取代|覆盖|优先于)/iu;
 const TAMPER =
-  /\b(?:change|replace|set|redirect|switch|rewrite|override|deliver|send|forward)\b[^.\n]{0,30}?\b(?:recipients?|destination|to_account|account|address|wallet|receivers?|payee|iban|every emails?|all emails?|all messages?|every messages?)\b[^.\n]{0,60}?\b(?:to|with|in bcc|in cc)\b|\bregardless of what the user\b|\bwhatever (?:recipient|address|account) the user\b|\balso add\b[^\n]{0,50}?\b(?:in bcc|in cc|as an attendee|as a recipient)\b|抄送给|改为发送到|(?:收件人|接收人|接收方|账户|账号|地址)(?:替换|改|修改|设置)为/iu;
+  /\b(?:payments?|transfers?|funds|emails?|messages?|invoices?|replies)\b[^.\n]{0,60}?\b(?:should|must|will|shall|are to)\s+(?:now\s+|henceforth\s+)?(?:go|be sent|be routed|be forwarded|be transferred|be redirected|be paid)\s+to\b|\b(?:change|replace|set|redirect|switch|rewrite|override|deliver|send|forward)\b[^.\n]{0,30}?\b(?:recipients?|destination|to_account|account|address|wallet|receivers?|payee|iban|every emails?|all emails?|all messages?|every messages?)\b[^.\n]{0,60}?\b(?:to|with|in bcc|in cc)\b|\bregardless of what the user\b|\bwhatever (?:recipient|address|account) the user\b|\balso add\b[^\n]{0,50}?\b(?:in bcc|in cc|as an attendee|as a recipient)\b|抄送给|改为发送到|(?:收件人|接收人|接收方|账户|账号|地址)(?:替换|改|修改|设置)为/iu;
 const OTHER_SERVER =
   /\b(?:other|another|different|trusted)\s+(?:mcp\s+)?servers?(?:'s)?\b|\bserver[-_ ]?[a-z]*\s+tools?\s+from\b|\bof\s+(?:the\s+)?[\w-]+-mcp\b|\buse this tool instead of\b|其他服务器|其它服务器/iu;
 
@@ -200,6 +203,9 @@ export function findSignals(
   // Concealment.
   each(HIDE_FROM_USER, (m) => at('concealment', 'hideFromUser', true, m.index, m.index + m[0].length));
   each(COVERTLY, (m) => at('concealment', 'covertly', false, m.index, m.index + m[0].length));
+  each(BYPASS_CONFIRMATION, (m) =>
+    at('concealment', 'bypassConfirmation', false, m.index, m.index + m[0].length),
+  );
 
   // Shadowing.
   const own = toolName.toLowerCase();
@@ -208,13 +214,15 @@ export function findSignals(
     const clause = text.slice(from, to);
     const trigger = OTHER_TOOL_TRIGGER.exec(clause);
     if (trigger) {
-      const named = (trigger[1] ?? trigger[2] ?? trigger[3] ?? '').toLowerCase();
+      const named = (trigger.slice(1).find((group) => group !== undefined) ?? '').toLowerCase();
+      // "With send_email" names the tool without a trigger: weak, whatever follows.
+      const bare = trigger[5] !== undefined;
       if (named !== '' && named !== own) {
         const rest = clause.slice(trigger.index + trigger[0].length);
         at(
           'shadowing',
           'otherToolTrigger',
-          SHADOW_DIRECTIVE.test(rest),
+          !bare && SHADOW_DIRECTIVE.test(rest),
           from + trigger.index,
           from + trigger.index + trigger[0].length,
         );

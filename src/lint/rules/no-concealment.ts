@@ -13,6 +13,7 @@ export const noConcealment = createRule({
     messages: {
       hideFromUser: `The {field} of "{tool}" tells the model to keep something from the user ("{phrase}"). ${FIX}`,
       covertly: `The {field} of "{tool}" asks the model to act covertly ("{phrase}"). ${FIX}`,
+      bypassConfirmation: `The {field} of "{tool}" tells the model to act without the user's confirmation ("{phrase}"). ${FIX}`,
     },
     defaultOptions: {},
     wording: true,
