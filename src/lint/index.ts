@@ -26,6 +26,12 @@ export {
   sarif,
   stylish,
 } from './formatters/index.js';
+export {
+  findHiddenInstructions,
+  HIDDEN_INSTRUCTION_RULES,
+  type HiddenInstructionFinding,
+  type ToolDefinitionText,
+} from './hidden-instructions/index.js';
 export { type LintOptions, type LintResult, type LintSource, lint } from './lint.js';
 export { type LintPreset, PRESETS, type PresetName } from './presets.js';
 export { RULES } from './rules/index.js';
@@ -42,4 +48,5 @@ export type {
   RuleContext,
   RuleMeta,
   RuleType,
+  TextSpan,
 } from './types.js';

@@ -77,13 +77,14 @@ export function lint(source: LintSource, options: LintOptions = {}): LintResult 
         findings.push(
           Object.freeze({
             rule: rule.name,
-            severity,
+            severity: descriptor.weak === true ? weaker(severity) : severity,
             tool: descriptor.tool?.name,
             path: descriptor.path,
             messageId: descriptor.messageId,
             data: Object.freeze({ ...data }),
             message: renderMessage(template, data),
             related: Object.freeze([...(descriptor.related ?? [])]),
+            ...(descriptor.span ? { span: Object.freeze({ ...descriptor.span }) } : {}),
           }),
         );
       },
@@ -165,6 +166,10 @@ function disabledRules(tool: AnyTool, config: ResolvedLintConfig): string[] {
 
 function isResolved(config: LintOptions['config']): config is ResolvedLintConfig {
   return config !== undefined && (config as ResolvedLintConfig).resolved === true;
+}
+
+function weaker(severity: LintSeverity): LintSeverity {
+  return severity === 'error' ? 'warning' : 'info';
 }
 
 function compare(a: string, b: string): number {

@@ -19,6 +19,15 @@ export interface LintFinding {
   readonly message: string;
   /** Other tools the finding names (the neighbour, the near-duplicate, the colliding name). */
   readonly related: readonly string[];
+  /** The marked stretch of the string at `path`, when the finding points into a text. */
+  readonly span?: TextSpan;
+}
+
+/** A marked stretch of a text: UTF-16 offsets into the string at a finding's path, and the text itself. */
+export interface TextSpan {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
 }
 
 /** The self-description of a rule: what formatters, docs and configuration read. */
@@ -60,6 +69,13 @@ export interface ReportDescriptor<MessageId extends string> {
   readonly messageId: MessageId;
   readonly data?: { readonly [key: string]: string | number };
   readonly related?: readonly string[];
+  /** The marked stretch of the string at `path`. */
+  readonly span?: TextSpan;
+  /**
+   * Weak evidence: the finding is reported one severity below the rule's (error → warning,
+   * warning → info), for a rule whose findings range from certain to merely suspicious.
+   */
+  readonly weak?: boolean;
 }
 
 /** What a rule sees: its options, the whole set, and where to report. */

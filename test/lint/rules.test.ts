@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { RULES } from '../../src/lint/index.js';
+import { HIDDEN_INSTRUCTION_CASES } from './hidden-instruction-cases.js';
 import { contract, params, type RuleCases, runRule, tool } from './support.js';
 
 const GOOD_READ =
   'Read the full text of one UTF-8 file in the workspace. Use it to look at a file whose path you know. Do not use it for binary files.';
 
 const CASES: { readonly [rule: string]: RuleCases } = {
+  ...HIDDEN_INSTRUCTION_CASES,
   'description-purpose': {
     valid: [
       { name: 'English, says more than the name', tools: [tool('read_file', GOOD_READ)] },

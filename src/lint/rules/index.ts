@@ -14,9 +14,14 @@ import { nameCollision } from './name-collision.js';
 import { namePortable } from './name-portable.js';
 import { nameVerbNoun } from './name-verb-noun.js';
 import { noAmbiguousParameterNames } from './no-ambiguous-parameter-names.js';
+import { noConcealment } from './no-concealment.js';
 import { noCredentialParameters } from './no-credential-parameters.js';
 import { noGenericName } from './no-generic-name.js';
+import { noHiddenText } from './no-hidden-text.js';
+import { noInjectedDirectives } from './no-injected-directives.js';
 import { noManipulativeWording } from './no-manipulative-wording.js';
+import { noSecretAccess } from './no-secret-access.js';
+import { noToolShadowing } from './no-tool-shadowing.js';
 import { noUnknownToolReference } from './no-unknown-tool-reference.js';
 import { parameterSemantics } from './parameter-semantics.js';
 import { providerCompatibility } from './provider-compatibility.js';
@@ -45,7 +50,12 @@ export const RULES: { readonly [name: string]: AnyLintRule } = Object.freeze(
       noAmbiguousParameterNames,
       noCredentialParameters,
       noGenericName,
+      noConcealment,
+      noHiddenText,
+      noInjectedDirectives,
       noManipulativeWording,
+      noSecretAccess,
+      noToolShadowing,
       noUnknownToolReference,
       parameterSemantics,
       providerCompatibility,
