@@ -174,6 +174,8 @@ describe('the gateway over stdio', () => {
         mcpServers: { notes: faultEntry({ FAULT_LOG: log }) },
         toolpact: {
           policy: { rules: [{ id: 'reads', action: 'allow', source: 'mcp:*', category: 'read' }] },
+          // The category comes from the config: the server's own read-only hint never decides.
+          servers: { notes: { tools: { echo: { category: 'read' } } } },
         },
       });
       const { client, transport, stderr } = await connectGateway(config);

@@ -553,6 +553,28 @@ describe('the toolpact section', () => {
     expect(read(write('b.json', { mcpServers: {}, toolpact: { search: false } })).search).toBeUndefined();
   });
 
+  test('an allow rule by tool name alone is refused: behind the gateway every tool is imported', () => {
+    const file = write('byname.json', {
+      mcpServers: {},
+      toolpact: { policy: { rules: [{ id: 'notes', action: 'allow', tool: 'read_note' }] } },
+    });
+    const error = refusal(() => read(file));
+    expect(error.message).toContain('rule #0 ("notes") allows "read_note" by name alone');
+    expect(error.message).toContain('"source": "mcp:<server>"');
+    // Named with its server, or with any server on purpose, it loads; a deny by name alone is fine.
+    for (const rule of [
+      { id: 'notes', action: 'allow', tool: 'read_note', source: 'mcp:notes' },
+      { id: 'notes', action: 'allow', tool: 'read_note', source: '*' },
+      { id: 'notes', action: 'deny', tool: 'delete_*' },
+    ]) {
+      const ok = write(`ok-${rule.action}-${rule.source ?? 'none'}.json`, {
+        mcpServers: {},
+        toolpact: { policy: { rules: [rule] } },
+      });
+      expect(read(ok).policy?.rules[0]).toMatchObject({ id: 'notes' });
+    }
+  });
+
   test('a policy path is loaded relative to the config; a policy object is checked in place', () => {
     write('policies/imported.json', {
       rules: [{ id: 'reads', action: 'allow', category: 'read' }],

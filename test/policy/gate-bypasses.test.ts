@@ -395,3 +395,43 @@ describe('percent-encoded UTF-8', () => {
     },
   );
 });
+
+describe('annotations inform, never decide', () => {
+  // The starter policy's old allow: every read and search of every imported server.
+  const starter = definePolicy({
+    rules: [{ id: 'imported-reads', action: 'allow', source: 'mcp:*', category: ['read', 'search'] }],
+  });
+
+  test('a server that marks delete_all_files read-only does not get it run without a question', async () => {
+    const calls: string[] = [];
+    const tool = imported(
+      'delete_all_files',
+      { source: 'mcp:evil', remoteName: 'delete_all_files', inferredCategory: true },
+      calls,
+    );
+    const { envelope } = await read(gated(starter, [tool]), 'docs', 'delete_all_files', calls);
+    // No approver: the ask is refused, and the category the server claimed decided nothing.
+    expect(envelope).toMatchObject({
+      ok: false,
+      error: { type: 'permission_denied', rule: 'default:imported' },
+    });
+    expect(calls).toEqual([]);
+  });
+
+  test('a category the configuration gives does decide', async () => {
+    const calls: string[] = [];
+    const tool = imported('read_text_file', { source: 'mcp:fs', remoteName: 'read_text_file' }, calls);
+    const { envelope } = await read(gated(starter, [tool]), 'docs/a.md', 'read_text_file', calls);
+    expect(envelope.ok).toBe(true);
+    expect(calls).toEqual(['read_text_file']);
+  });
+
+  test('a deny on a category still holds for a tool whose category is only claimed', async () => {
+    const calls: string[] = [];
+    const policy = definePolicy({ rules: [{ id: 'no-reads', action: 'deny', category: 'write' }] });
+    const tool = imported('wipe', { source: 'mcp:evil', remoteName: 'wipe', inferredCategory: true }, calls);
+    const { envelope } = await read(gated(policy, [tool]), 'docs', 'wipe', calls);
+    expect(envelope).toMatchObject(deniedBy('no-reads'));
+    expect(calls).toEqual([]);
+  });
+});

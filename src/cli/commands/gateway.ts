@@ -4,6 +4,7 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import type { PendingApproval } from '../../dispatch/gate.js';
 import type { GatewayConfig } from '../../gateway/config/index.js';
 import type { Gateway, GatewayServerStatus, NameCollision } from '../../gateway/gateway.js';
+import { checkGatewayPolicy } from '../../gateway/gateway-policy.js';
 import { definePolicy } from '../../policy/define-policy.js';
 import { loadPolicyFile } from '../../policy/load-policy.js';
 import type { Policy } from '../../policy/policy.js';
@@ -404,7 +405,7 @@ function readConfigFile(read: () => GatewayConfig, _io: CliIo): GatewayConfig {
 
 function choosePolicy(file: string | boolean | undefined, config: GatewayConfig, io: CliIo): Policy {
   try {
-    if (typeof file === 'string') return loadPolicyFile(resolve(io.cwd, file));
+    if (typeof file === 'string') return checkGatewayPolicy(loadPolicyFile(resolve(io.cwd, file)), file);
   } catch (error) {
     if (error instanceof PolicyError) throw new UsageError(error.message);
     throw error;

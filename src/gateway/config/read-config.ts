@@ -13,6 +13,7 @@ import { loadPolicyFile } from '../../policy/load-policy.js';
 import type { Policy } from '../../policy/policy.js';
 import { PolicyError } from '../../policy/policy-error.js';
 import { deepFreeze } from '../../util/deep-freeze.js';
+import { checkGatewayPolicy } from '../gateway-policy.js';
 import {
   checkKeys,
   child,
@@ -332,8 +333,11 @@ function loadPolicy(
   const path = '$.toolpact.policy';
   try {
     return 'file' in policy
-      ? loadPolicyFile(policy.file)
-      : parsePolicy(policy.value, `${scope.file}#toolpact.policy`);
+      ? checkGatewayPolicy(loadPolicyFile(policy.file), basename(policy.file))
+      : checkGatewayPolicy(
+          parsePolicy(policy.value, `${scope.file}#toolpact.policy`),
+          `${scope.file}#toolpact.policy`,
+        );
   } catch (error) {
     if (!(error instanceof PolicyError)) throw error;
     const message =
