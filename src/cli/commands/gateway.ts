@@ -2,6 +2,7 @@ import { existsSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { PendingApproval } from '../../dispatch/gate.js';
+import { policyNotes, serverNotes } from '../../gateway/check-notes.js';
 import type { GatewayConfig } from '../../gateway/config/index.js';
 import type { Gateway, GatewayServerStatus, NameCollision } from '../../gateway/gateway.js';
 import { checkGatewayPolicy } from '../../gateway/gateway-policy.js';
@@ -194,8 +195,10 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
       const rules = new Map<string, number>();
       for (const finding of linted?.findings ?? [])
         rules.set(finding.rule, (rules.get(finding.rule) ?? 0) + 1);
+      const spec = config.servers.find((entry) => entry.name === server.name);
       return {
         ...server,
+        ...(spec ? { notes: serverNotes(spec, tools) } : {}),
         tokens: {
           openai: tokenReport(
             tools.map((tool) => tool.contract),
@@ -213,9 +216,14 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
         },
       };
     });
+    const policy = policyNotes(
+      config.policy ?? definePolicy({ rules: [] }),
+      `${basename(config.file)}#toolpact.policy`,
+    );
     const failed = reports.filter((server) => server.enabled && server.state !== 'up');
     const findings =
       failed.length +
+      policy.length +
       reports.reduce(
         (sum, server) => sum + server.withheld.length + (server.unsandboxed ? 1 : 0) + server.lint.errors,
         0,
@@ -227,6 +235,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
             config: config.file,
             servers: reports,
             skipped: config.skipped,
+            policy,
             totals: {
               tools: reports.reduce((sum, server) => sum + server.served.length, 0),
               openai: reports.reduce((sum, server) => sum + server.tokens.openai, 0),
@@ -256,11 +265,26 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
       ),
     );
     for (const skipped of config.skipped) io.stdout(`\n${skipped.name}: skipped: ${skipped.reason}\n`);
+    if (policy.length > 0) io.stdout(`\n${policy.join('\n')}\n`);
     for (const server of reports) {
       const lines: string[] = [];
       if (server.enabled && server.state !== 'up') {
         lines.push(`  did not start: ${server.reason ?? server.state}`);
         if (server.stderr) lines.push(`  last stderr lines:\n${indent(server.stderr, 4)}`);
+      }
+      if (server.notes) {
+        const { roots, claimedReadOnly, hiddenInstructions } = server.notes;
+        lines.push(`  roots (${roots.from}): ${roots.folders.join(', ')}`);
+        if (claimedReadOnly.length > 0) {
+          lines.push(
+            `  the server says read-only: ${claimedReadOnly.join(', ')} (a hint the gate never uses; give a category in toolpact.servers.${server.name}.tools to apply one)`,
+          );
+        }
+        for (const found of hiddenInstructions) {
+          lines.push(
+            `  hidden instructions in "${found.tool}" (${found.path}, ${found.rule}): ${found.marked}`,
+          );
+        }
       }
       if (server.unsandboxed) {
         lines.push(
