@@ -24,7 +24,11 @@ export function reportWithheld(
   const key = `${withheld.remoteName}\u0000${digest}`;
   if (reported.has(key)) return;
   reported.add(key);
-  if (withheld.reason === 'new') {
+  if (withheld.reason === 'hidden-instructions') {
+    sinks.log(
+      `${withheld.server}: the new tool "${withheld.remoteName}" has hidden instructions in its definition and is withheld; toolpact gateway check shows the text, and toolpact gateway pin --accept ${withheld.server}/${withheld.remoteName} accepts it.`,
+    );
+  } else if (withheld.reason === 'new') {
     sinks.log(
       `${withheld.server}: the new tool "${withheld.remoteName}" is withheld (newTools is "withhold"); accept it with toolpact gateway pin.`,
     );

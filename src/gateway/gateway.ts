@@ -89,8 +89,11 @@ export interface Gateway {
   withheld(): readonly WithheldTool[];
   /** Reads the config file again and applies it (the watcher does this on every save). */
   reload(): Promise<void>;
-  /** Accepts every server's current definitions into the lock (what `gateway pin` does). */
-  pin(): void;
+  /**
+   * Accepts every server's current definitions into the lock (what `gateway pin` does). A tool whose
+   * definition has hidden instructions is accepted only when `accept` names it (`<server>/<tool>`).
+   */
+  pin(options?: { readonly accept?: readonly string[] }): void;
   /** Stops every server and the watchers; the registry is closed with them. */
   close(): Promise<void>;
 }
@@ -190,8 +193,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     status: () => servers.entries().map((entry) => serverStatus(entry, served.namesOf(entry.spec.name))),
     withheld,
     reload: () => watcher.reload(),
-    pin: () => {
-      pinEverything(keeper, servers, plan ? servedNames(plan) : []);
+    pin: (options) => {
+      pinEverything(keeper, servers, plan ? servedNames(plan) : [], options?.accept);
       rebuild();
     },
     close() {
@@ -254,7 +257,12 @@ function servedNames(plan: ToolPlan): ServedName[] {
 }
 
 /** `gateway pin`: every listed server's current definitions accepted, and reported afresh. */
-function pinEverything(keeper: LockKeeper, servers: ServerSet, names: readonly ServedName[]): void {
+function pinEverything(
+  keeper: LockKeeper,
+  servers: ServerSet,
+  names: readonly ServedName[],
+  accept: readonly string[] = [],
+): void {
   const listings = [];
   for (const entry of servers.entries()) {
     const listed = entry.upstream?.tools;
@@ -262,7 +270,7 @@ function pinEverything(keeper: LockKeeper, servers: ServerSet, names: readonly S
     const prior = entry.upstream?.prior;
     listings.push({ server: entry.spec.name, listed, ...(prior ? { prior } : {}) });
   }
-  keeper.pinAll(listings, names);
+  keeper.pinAll(listings, names, new Set(accept));
   for (const entry of servers.entries()) entry.reported.clear();
 }
 

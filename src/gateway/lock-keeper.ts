@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { compareTools, type GatewayLock, lockEntry, lockedServer, nameTools, pinServer } from './lock.js';
 import { readLock, writeLock } from './lock-file.js';
+import { acceptKey, hiddenInstructions } from './poisoning.js';
 
 /** The era verdict an upstream keeps (the SDK's `PriorDiscovery`), opaque but for its `kind`. */
 export type EraVerdict = { readonly kind: string };
@@ -66,13 +67,20 @@ export class LockKeeper {
   ): void {
     if (this.#pinning === 'read-only') return;
     const locked = lockedServer(this.#lock, server);
+    const { clean, held } = withoutPoisoned(server, listed, new Set());
     if (!locked) {
-      this.#save(pinServer(this.#lock, server, listed, eraOf(prior), prior));
-      this.#log(`${server}: pinned ${listed.length} tool definitions in ${basename(this.file)}.`);
+      this.#save(pinServer(this.#lock, server, clean, eraOf(prior), prior));
+      this.#log(`${server}: pinned ${clean.length} tool definitions in ${basename(this.file)}.`);
+      this.#logHeld(server, held);
       return;
     }
     if (newTools !== 'allow') return;
-    const { added } = compareTools(locked, listed);
+    const { added: all } = compareTools(locked, listed);
+    const added = all.filter((name) => !held.includes(name));
+    this.#logHeld(
+      server,
+      all.filter((name) => held.includes(name)),
+    );
     if (added.length === 0) return;
     const tools = { ...locked.tools };
     for (const name of added) {
@@ -110,13 +118,29 @@ export class LockKeeper {
   pinAll(
     listings: readonly { server: string; listed: readonly McpTool[]; prior?: EraVerdict }[],
     served: readonly ServedName[],
+    accept: ReadonlySet<string> = new Set(),
   ): void {
     let next = this.#lock;
-    for (const { server, listed, prior } of listings)
-      next = pinServer(next, server, listed, eraOf(prior), prior);
+    for (const { server, listed, prior } of listings) {
+      // A tool with hidden instructions is pinned only when a person accepts it by name, or was before.
+      const locked = lockedServer(next, server);
+      const kept = new Set([...accept].filter((key) => key.startsWith(`${server}/`)));
+      for (const name of Object.keys(locked?.tools ?? {})) kept.add(acceptKey(server, name));
+      const { clean, held } = withoutPoisoned(server, listed, kept);
+      this.#logHeld(server, held);
+      next = pinServer(next, server, clean, eraOf(prior), prior);
+    }
     next = withNames(next, served);
     this.#lock = next;
     writeLock(this.file, next);
+  }
+
+  #logHeld(server: string, held: readonly string[]): void {
+    for (const name of held) {
+      this.#log(
+        `${server}: "${name}" has hidden instructions in its definition and is withheld until a person accepts it: toolpact gateway pin --accept ${acceptKey(server, name)} (toolpact gateway check shows the text).`,
+      );
+    }
   }
 
   #save(next: GatewayLock): void {
@@ -128,6 +152,22 @@ export class LockKeeper {
       this.#log(`cannot write the lock ${this.file}: ${messageOf(error)}`);
     }
   }
+}
+
+// The listed tools without those whose definition has hidden instructions, unless accepted.
+function withoutPoisoned(
+  server: string,
+  listed: readonly McpTool[],
+  accepted: ReadonlySet<string>,
+): { clean: McpTool[]; held: string[] } {
+  const clean: McpTool[] = [];
+  const held: string[] = [];
+  for (const tool of listed) {
+    if (!accepted.has(acceptKey(server, tool.name)) && hiddenInstructions(tool).length > 0)
+      held.push(tool.name);
+    else clean.push(tool);
+  }
+  return { clean, held };
 }
 
 /** A tool as served: its server, its name there, and the name it is served under. */

@@ -3,6 +3,7 @@ import type { SkippedTool } from '../mcp/import-mcp-tools.js';
 import { planNames } from '../mcp/imported-names.js';
 import type { GatewayServer, ToolOverride } from './config/types.js';
 import { byName, compareTools, type GatewayLock, lockedServer, ownedNames } from './lock.js';
+import { hiddenInstructions, type MarkedFinding, markedFindings } from './poisoning.js';
 
 /** A tool the gateway withholds: its definition changed since it was pinned, or it is new and new tools are withheld. */
 export interface WithheldTool {
@@ -10,7 +11,13 @@ export interface WithheldTool {
   readonly remoteName: string;
   /** The local name a call uses. */
   readonly name: string;
-  readonly reason: 'changed' | 'new';
+  /**
+   * `changed` since it was pinned, `new` under `newTools: withhold`, or `hidden-instructions`: new, with
+   * an error-level hidden-instruction finding, until a person accepts it.
+   */
+  readonly reason: 'changed' | 'new' | 'hidden-instructions';
+  /** For `hidden-instructions`: what was found, with the text marked. */
+  readonly findings?: readonly MarkedFinding[];
   /** For a changed tool, the description's diff against the pinned one. */
   readonly descriptionDiff?: string;
 }
@@ -131,12 +138,28 @@ export function planTools(input: ToolPlanInput): ToolPlan {
       }
       const override = spec.tools[remote.name] ?? {};
       const change = changed.get(remote.name);
-      if (change || added.has(remote.name)) {
+      // A tool seen for the first time whose definition carries hidden instructions is withheld
+      // until a person accepts it, whatever newTools says.
+      const poisoned =
+        !change &&
+        !(locked && Object.hasOwn(locked.tools, remote.name)) &&
+        hiddenInstructions(remote).length > 0;
+      if (change || added.has(remote.name) || poisoned) {
         const tool: WithheldTool = {
           server: spec.name,
           remoteName: remote.name,
           name: local,
-          reason: change ? 'changed' : 'new',
+          reason: change ? 'changed' : poisoned ? 'hidden-instructions' : 'new',
+          ...(poisoned
+            ? {
+                findings: markedFindings({
+                  name: remote.name,
+                  ...(typeof remote.title === 'string' ? { title: remote.title } : {}),
+                  ...(typeof remote.description === 'string' ? { description: remote.description } : {}),
+                  inputSchema: remote.inputSchema,
+                }),
+              }
+            : {}),
           ...(change ? { descriptionDiff: change.descriptionDiff } : {}),
         };
         withheld.push(tool);
@@ -146,7 +169,7 @@ export function planTools(input: ToolPlanInput): ToolPlan {
           remote,
           override,
           withheld: tool,
-          withheldDigest: change?.after.digest ?? 'new',
+          withheldDigest: change?.after.digest ?? (poisoned ? 'hidden-instructions' : 'new'),
           key: `withheld\u0000${spec.name}\u0000${remote.name}\u0000${tool.reason}`,
         });
         continue;

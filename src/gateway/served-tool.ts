@@ -108,7 +108,9 @@ function withheldMessage(withheld: WithheldMeta): string {
   const why =
     withheld.reason === 'changed'
       ? `The definition of "${withheld.remoteName}" on the MCP server "${withheld.server}" changed since it was pinned`
-      : `"${withheld.remoteName}" is a new tool of the MCP server "${withheld.server}", and new tools are withheld until accepted`;
+      : withheld.reason === 'hidden-instructions'
+        ? `The definition of "${withheld.remoteName}" on the MCP server "${withheld.server}" carries instructions aimed at the model, so the gateway withholds this new tool until a person reviews it`
+        : `"${withheld.remoteName}" is a new tool of the MCP server "${withheld.server}", and new tools are withheld until accepted`;
   return `${why}, so the gateway withholds it until an operator reviews the change and accepts it with "toolpact gateway pin". Do not retry; use another tool or tell the user.`;
 }
 

@@ -46,7 +46,7 @@ export const command: Command = {
     'toolpact gateway --config <mcp.json> [--lock <file>] [--policy <file>] [--audit <file>] [--otel]',
     '                 [--http [--port <n>] [--host <address>] ...] [--search [--always-loaded <name,...>]]',
     'toolpact gateway init --from <host config> [--out <file>] [--no-pin]',
-    'toolpact gateway pin --config <mcp.json> [--lock <file>]',
+    'toolpact gateway pin --config <mcp.json> [--lock <file>] [--accept <server>/<tool>,...]',
     'toolpact gateway check --config <mcp.json> [--lock <file>] [--install] [--format table|json]',
     '',
     'The config is a host file (Claude Desktop, Claude Code, Cursor or VS Code) in its own dialect, with',
@@ -65,7 +65,9 @@ export const command: Command = {
     "        reads allowed, the rest asks) and the lock; prints the one entry to put in the host's file in",
     "        place of those servers. The host's file is never edited. --out defaults to gateway.json",
     '        beside it; --no-pin skips starting the servers to write the lock.',
-    'pin     starts each server once and records its current tool definitions in the lock.',
+    'pin     starts each server once and records its current tool definitions in the lock. A tool seen',
+    '        for the first time with hidden instructions in its definition is withheld and not pinned',
+    '        unless --accept names it (<server>/<tool>, as check shows it).',
     'check   starts each server once and prints its tools and tokens, the lint summary (overrides',
     '        applied), which stdio servers run unsandboxed, and what changed since the lock. Exit 1 when',
     '        it found something (a server that did not start, a changed or new withheld definition, an',
@@ -145,12 +147,19 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
 }
 
 async function pin(args: readonly string[], io: CliIo): Promise<ExitCode> {
-  const { positionals, flags } = parseArgs(args, { config: 'string', lock: 'string' });
+  const { positionals, flags } = parseArgs(args, { config: 'string', lock: 'string', accept: 'string' });
   if (positionals.length > 0) throw new UsageError(`Unexpected arguments: ${positionals.join(' ')}.`);
+  const accept = typeof flags.accept === 'string' ? flags.accept.split(',').map((key) => key.trim()) : [];
+  const malformed = accept.find((key) => !/^[^/]+\/.+$/.test(key));
+  if (malformed !== undefined) {
+    throw new UsageError(
+      `--accept takes <server>/<tool> (comma-separated), as gateway check names a withheld tool, received "${malformed}".`,
+    );
+  }
   const config = await readConfig(flags.config, io);
   const gateway = await startOnce(config, flags.lock, io, 'first-start');
   try {
-    gateway.pin();
+    gateway.pin({ accept });
     const status = gateway.status();
     for (const server of status) {
       io.stdout(
@@ -295,7 +304,9 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
         lines.push(
           withheld.reason === 'changed'
             ? `  "${withheld.remoteName}" changed since it was pinned (withheld):\n${indent(withheld.descriptionDiff ?? '', 4)}`
-            : `  "${withheld.remoteName}" is new (withheld: newTools is "withhold")`,
+            : withheld.reason === 'hidden-instructions'
+              ? `  "${withheld.remoteName}" is new and has hidden instructions (withheld until accepted: toolpact gateway pin --accept ${server.name}/${withheld.remoteName}):${(withheld.findings ?? []).map((found) => `\n    ${found.path} (${found.rule}): ${found.marked}`).join('')}`
+              : `  "${withheld.remoteName}" is new (withheld: newTools is "withhold")`,
         );
       }
       for (const collision of server.collisions) lines.push(`  ${collisionLine(collision)}`);
