@@ -3,7 +3,7 @@
 // servers' arguments reach is reported by exposedGatewayFiles for `gateway check`.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { execute } from '../../src/cli/main.js';
 import {
@@ -14,6 +14,7 @@ import {
   readGatewayConfig,
 } from '../../src/gateway/config/index.js';
 
+const HINTED = resolve('test/fixtures/gateway/hinted-server.mjs');
 let dir: string;
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'toolpact-own-files-')));
@@ -166,4 +167,26 @@ describe('exposedGatewayFiles', () => {
       ['other', 'arguments', 'audit'],
     ]);
   });
+});
+
+describe('gateway check', () => {
+  test('names an unsandboxed server whose arguments name the folder holding the gateway’s config', async () => {
+    const conf = folder('conf');
+    const config = join(conf, 'gateway.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { files: { command: process.execPath, args: [HINTED, conf] } } }),
+    );
+    let stderr = '';
+    await execute(['gateway', 'check', '--config', config], {
+      stdout: () => {},
+      stderr: (text) => {
+        stderr += text;
+      },
+      cwd: dir,
+      env: {},
+      interactive: false,
+    });
+    expect(stderr).toContain(`files can reach the gateway's config ${config} (through arguments ${conf})`);
+  }, 60_000);
 });

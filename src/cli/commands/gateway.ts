@@ -16,20 +16,6 @@ import { SERVE_FLAG_USAGE, SERVE_FLAGS, serveTools } from '../serve-tools.js';
 import { endProcessGroupsOnSignal } from '../stop-signal.js';
 import { renderTable } from '../table.js';
 
-/** The starter policy `gateway init` writes: imported reads run, everything else asks. */
-export const STARTER_POLICY = {
-  rules: [
-    {
-      id: 'imported-reads',
-      action: 'allow',
-      source: 'mcp:*',
-      category: ['read', 'search'],
-      reason: 'reads and searches of the MCP servers behind the gateway',
-    },
-  ],
-  importedDefault: 'ask',
-} as const;
-
 /**
  * `toolpact gateway`: one gate in front of every MCP server a host config lists (see docs/gateway.md).
  *
@@ -59,10 +45,12 @@ export const command: Command = {
     '  --policy <file> a JSON policy file (default: toolpact.policy of the config, else imported tools ask)',
     ...SERVE_FLAG_USAGE,
     '',
-    "init    writes the gateway's config from a host's file: its servers, the starter policy (imported",
-    "        reads allowed, the rest asks) and the lock; prints the one entry to put in the host's file in",
-    "        place of those servers. The host's file is never edited. --out defaults to gateway.json",
-    '        beside it; --no-pin skips starting the servers to write the lock.',
+    "init    writes the gateway's config from a host's file: its servers, a starter policy to review",
+    '        (each tool its server says is read-only allowed by server and name; the rest, and any tool',
+    "        that appears later, asks) and the lock; prints the one entry to put in the host's file in",
+    "        place of those servers. The host's file is never edited. --out defaults to a file in",
+    '        $XDG_CONFIG_HOME/toolpact (~/.config/toolpact), and is refused inside any folder a server',
+    '        can reach; --no-pin starts no server, so the policy allows nothing.',
     'pin     starts each server once and records its current tool definitions in the lock.',
     'check   starts each server once and prints its tools and tokens, the lint summary (overrides',
     '        applied), which stdio servers run unsandboxed, and what changed since the lock. Exit 1 when',
@@ -178,6 +166,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
     throw new UsageError(`--format takes table or json, received "${String(format)}".`);
   }
   const config = await readConfig(flags.config, io);
+  await warnExposedFiles(config, flags.lock, io);
   if (flags.install === true) await installPackages(config, io);
   const gateway = await startOnce(config, flags.lock, io, 'read-only');
   try {
@@ -436,6 +425,21 @@ function settingsOf(section: object, entries: { readonly [name: string]: unknown
   if (!servers || typeof servers !== 'object') return section;
   const kept = Object.entries(servers).filter(([name]) => Object.hasOwn(entries, name));
   return { ...section, servers: Object.fromEntries(kept) };
+}
+
+/** For `check`: each server, sandboxed or not, that can reach one of the gateway's files. */
+async function warnExposedFiles(
+  config: GatewayConfig,
+  lock: string | boolean | undefined,
+  io: CliIo,
+): Promise<void> {
+  const { exposedGatewayFiles, gatewayFiles } = await import('../../gateway/config/index.js');
+  const files = gatewayFiles(config, typeof lock === 'string' ? { lock: resolve(io.cwd, lock) } : {});
+  for (const found of exposedGatewayFiles(config, files)) {
+    io.stderr(
+      `toolpact gateway check: ${found.server} can reach the gateway's ${found.file.role} ${found.file.path} (through ${found.via} ${found.folder}): a model could change what the gateway allows through it. Move the ${found.file.role} outside (toolpact gateway init writes it in ~/.config/toolpact/), or narrow the server's folders.\n`,
+    );
+  }
 }
 
 /** `--lock`, `--policy` and `--audit` name gateway files too: no sandbox grant may hold one. */
