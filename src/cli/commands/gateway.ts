@@ -363,7 +363,8 @@ async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
     )}\n`;
   mkdirSync(dirname(out), { recursive: true, mode: 0o700 });
   writeFileSync(out, written(starterPolicy([])), { flag: 'wx' });
-  io.stdout(`Wrote the gateway's config to ${out} with ${Object.keys(entries).length} servers.\n`);
+  const count = Object.keys(entries).length;
+  io.stdout(`Wrote the gateway's config to ${out} with ${count} server${count === 1 ? '' : 's'}.\n`);
   for (const skipped of host.skipped) io.stdout(`Left out ${skipped.name}: ${skipped.reason}\n`);
   for (const skipped of unresolved)
     io.stdout(`Left out ${skipped.name}: it cannot be resolved here. ${skipped.reason}\n`);
