@@ -10,12 +10,16 @@
  * await serveStdio(gateway.registry, { listing: gateway.listing });
  */
 export {
+  type ExposedGatewayFile,
+  exposedGatewayFiles,
   type GatewayConfig,
   GatewayConfigError,
   type GatewayConfigErrorCode,
   type GatewayConfigOptions,
+  type GatewayFile,
   type GatewaySandbox,
   type GatewayServer,
+  gatewayFiles,
   type HostDialect,
   parseGatewayConfig,
   type RemoteTarget,

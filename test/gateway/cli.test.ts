@@ -118,19 +118,31 @@ describe('gateway init', () => {
         },
       });
       const before = readFileSync(host, 'utf8');
-      const result = await runCli(['gateway', 'init', '--from', 'claude_desktop_config.json'], { cwd: dir });
+      const result = await runCli(
+        ['gateway', 'init', '--from', 'claude_desktop_config.json', '--out', 'gateway.json'],
+        { cwd: dir },
+      );
       expect(result.code, result.stderr).toBe(0);
       expect(readFileSync(host, 'utf8')).toBe(before);
       const written = JSON.parse(readFileSync(join(dir, 'gateway.json'), 'utf8'));
       // The entry that starts this very gateway is left out; the rest is copied as written.
       expect(Object.keys(written.mcpServers)).toEqual(['notes']);
       expect(written.toolpact.host).toBe('claude-desktop');
-      expect(written.toolpact.policy.rules[0]).toMatchObject({ action: 'allow', source: 'mcp:*' });
+      // Each tool its server says is read-only, by server and name; nothing by category.
+      expect(written.toolpact.policy.rules).toContainEqual(
+        expect.objectContaining({ action: 'allow', source: 'mcp:notes', tool: 'echo' }),
+      );
+      expect(
+        written.toolpact.policy.rules.filter((rule: { tool?: string }) => rule.tool === 'write_note'),
+      ).toEqual([]);
       expect(existsSync(join(dir, 'gateway.lock.json'))).toBe(true);
       expect(result.stdout).toContain('"toolpact-gateway"');
       expect(result.stdout).toContain(join(dir, 'gateway.json'));
       // A second init never overwrites.
-      const again = await runCli(['gateway', 'init', '--from', 'claude_desktop_config.json'], { cwd: dir });
+      const again = await runCli(
+        ['gateway', 'init', '--from', 'claude_desktop_config.json', '--out', 'gateway.json'],
+        { cwd: dir },
+      );
       expect(again.code).toBe(2);
       expect(again.stderr).toContain('already exists');
     },

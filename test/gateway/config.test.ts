@@ -176,7 +176,10 @@ describe("each host's documented example", () => {
 
   test('VS Code: JSONC with comments and trailing commas, inferred type, numbers in env, and its sandbox carried over', () => {
     const file = fixture('vscode-mcp.json', 'app/.vscode/mcp.json');
-    const config = read(file);
+    // Its sandbox may write the workspace, which holds this file: refused as the gateway's own config
+    // (own-files.test.ts), read here as the host's file, as `gateway init` reads it.
+    expect(refusal(() => read(file)).code).toBe('exposed_file');
+    const config = read(file, { refuseExposedFiles: false });
     expect(config.dialect).toBe('vscode');
     const [memory, context7, myServer] = config.servers;
     expect(memory?.target).toEqual({

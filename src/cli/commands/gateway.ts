@@ -1,4 +1,4 @@
-import { existsSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { PendingApproval } from '../../dispatch/gate.js';
@@ -17,20 +17,6 @@ import { closeWithin } from '../lifecycle.js';
 import { SERVE_FLAG_USAGE, SERVE_FLAGS, serveTools } from '../serve-tools.js';
 import { endProcessGroupsOnSignal } from '../stop-signal.js';
 import { renderTable } from '../table.js';
-
-/** The starter policy `gateway init` writes: imported reads run, everything else asks. */
-export const STARTER_POLICY = {
-  rules: [
-    {
-      id: 'imported-reads',
-      action: 'allow',
-      source: 'mcp:*',
-      category: ['read', 'search'],
-      reason: 'reads and searches of the MCP servers behind the gateway',
-    },
-  ],
-  importedDefault: 'ask',
-} as const;
 
 /**
  * `toolpact gateway`: one gate in front of every MCP server a host config lists (see docs/gateway.md).
@@ -61,10 +47,12 @@ export const command: Command = {
     '  --policy <file> a JSON policy file (default: toolpact.policy of the config, else imported tools ask)',
     ...SERVE_FLAG_USAGE,
     '',
-    "init    writes the gateway's config from a host's file: its servers, the starter policy (imported",
-    "        reads allowed, the rest asks) and the lock; prints the one entry to put in the host's file in",
-    "        place of those servers. The host's file is never edited. --out defaults to gateway.json",
-    '        beside it; --no-pin skips starting the servers to write the lock.',
+    "init    writes the gateway's config from a host's file: its servers, a starter policy to review",
+    '        (each tool its server says is read-only allowed by server and name; the rest, and any tool',
+    "        that appears later, asks) and the lock; prints the one entry to put in the host's file in",
+    "        place of those servers. The host's file is never edited. --out defaults to a file in",
+    '        $XDG_CONFIG_HOME/toolpact (~/.config/toolpact), and is refused inside any folder a server',
+    '        can reach; --no-pin starts no server, so the policy allows nothing.',
     'pin     starts each server once and records its current tool definitions in the lock. A tool seen',
     '        for the first time with hidden instructions in its definition is withheld and not pinned',
     '        unless --accept names it (<server>/<tool>, as check shows it).',
@@ -96,6 +84,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
     );
   }
   const config = await readConfig(flags.config, io);
+  await refuseExposedFlags(config, flags, io);
   const policy = choosePolicy(flags.policy, config, io);
   const { startGateway } = await import('../../gateway/gateway.js');
   let gateway: Gateway | undefined;
@@ -188,6 +177,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
     throw new UsageError(`--format takes table or json, received "${String(format)}".`);
   }
   const config = await readConfig(flags.config, io);
+  await warnExposedFiles(config, flags.lock, io);
   if (flags.install === true) await installPackages(config, io);
   const gateway = await startOnce(config, flags.lock, io, 'read-only');
   try {
@@ -344,47 +334,85 @@ async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
     );
   }
   const from = resolve(io.cwd, flags.from);
-  const out = resolve(
-    io.cwd,
-    typeof flags.out === 'string' ? flags.out : resolve(dirname(from), 'gateway.json'),
-  );
+  const home = io.env.HOME ?? homedir();
+  const { readHostText, readGatewayConfig, defaultLockOf } = await import('../../gateway/config/index.js');
+  const {
+    resolveHostConfig,
+    exposedFolders,
+    exposingFolder,
+    defaultGatewayConfigFile,
+    relocateEntry,
+    starterPolicy,
+  } = await import('../../gateway/init-config.js');
+  const raw = asUsage(() => readHostText(from) as { [key: string]: unknown });
+  // Checked as the gateway will read it; the entries are then copied as written (variables unexpanded).
+  const env = { ...process.env, ...io.env };
+  const {
+    config: host,
+    entries: resolved,
+    unresolved,
+  } = asUsage(() => resolveHostConfig(from, raw, env, home));
+  const out =
+    typeof flags.out === 'string'
+      ? resolve(io.cwd, flags.out)
+      : defaultGatewayConfigFile(from, host.dialect, io.env, home);
   if (existsSync(out)) {
     throw new UsageError(
       `${relativePath(io.cwd, out)} already exists; init never overwrites a file. Give another --out, or remove it.`,
     );
   }
-  const { readGatewayConfig, readHostText } = await import('../../gateway/config/index.js');
-  // Checked as the gateway will read it; the entries are then copied as written (variables unexpanded).
-  const host = readConfigFile(() => readGatewayConfig(from), io);
-  const raw = readHostText(from) as { [key: string]: unknown };
+  // No server may reach the gateway's own files: a model could rewrite its policy through one.
+  const exposed = exposedFolders(host);
+  const section =
+    raw.toolpact && typeof raw.toolpact === 'object' ? (raw.toolpact as { lock?: unknown }) : {};
+  const lock = typeof section.lock === 'string' ? resolve(dirname(out), section.lock) : defaultLockOf(out);
+  for (const [role, file] of [
+    ['config', out],
+    ['lock', lock],
+  ] as const) {
+    const holder = exposingFolder(file, exposed);
+    if (holder) {
+      throw new UsageError(
+        `The gateway's ${role} would be written to ${file}, inside ${holder.folder} (${holder.why}): a model could change it through that server. Give an --out outside every folder a server can reach, or leave --out out to write it in ${dirname(defaultGatewayConfigFile(from, host.dialect, io.env, home))}.`,
+      );
+    }
+  }
   const key = host.dialect === 'vscode' ? 'servers' : 'mcpServers';
-  const entries = { ...((raw[key] ?? {}) as { [name: string]: unknown }) };
-  for (const skipped of host.skipped) delete entries[skipped.name];
+  const entries: { [name: string]: unknown } = {};
   // An entry that already starts the gateway being written would start it inside itself.
   const { startsThisGateway } = await import('../../gateway/config/self.js');
   const loops = host.servers.filter(
-    (server) => server.target.kind === 'stdio' && startsThisGateway(server.target, out, homedir()),
+    (server) => server.target.kind === 'stdio' && startsThisGateway(server.target, out, home),
   );
-  for (const server of loops) delete entries[server.name];
-  const gatewayConfig: { [key: string]: unknown } = {
-    [key]: entries,
-    ...(host.dialect === 'vscode' && raw.inputs ? { inputs: raw.inputs } : {}),
-    toolpact: {
-      host: host.dialect,
-      policy: STARTER_POLICY,
-      ...(raw.toolpact && typeof raw.toolpact === 'object' ? (raw.toolpact as object) : {}),
-    },
-  };
-  writeFileSync(out, `${JSON.stringify(gatewayConfig, null, 2)}\n`, { flag: 'wx' });
-  io.stdout(
-    `Wrote ${relativePath(io.cwd, out)} with ${Object.keys(entries).length} servers and the starter policy.\n`,
-  );
+  for (const [name, entry] of Object.entries(resolved)) {
+    if (!loops.some((server) => server.name === name)) entries[name] = relocateEntry(entry, host);
+  }
+  const written = (policy: ReturnType<typeof starterPolicy>) =>
+    `${JSON.stringify(
+      {
+        [key]: entries,
+        ...(host.dialect === 'vscode' && raw.inputs ? { inputs: raw.inputs } : {}),
+        toolpact: { host: host.dialect, policy, ...settingsOf(section, entries) },
+      },
+      null,
+      2,
+    )}\n`;
+  mkdirSync(dirname(out), { recursive: true, mode: 0o700 });
+  writeFileSync(out, written(starterPolicy([])), { flag: 'wx' });
+  const count = Object.keys(entries).length;
+  io.stdout(`Wrote the gateway's config to ${out} with ${count} server${count === 1 ? '' : 's'}.\n`);
   for (const skipped of host.skipped) io.stdout(`Left out ${skipped.name}: ${skipped.reason}\n`);
+  for (const skipped of unresolved)
+    io.stdout(`Left out ${skipped.name}: it cannot be resolved here. ${skipped.reason}\n`);
   for (const server of loops)
     io.stdout(`Left out ${server.name}: it starts the gateway this config is for.\n`);
   let code: ExitCode = 0;
-  if (flags['no-pin'] !== true) {
-    const config = readConfigFile(() => readGatewayConfig(out), io);
+  if (flags['no-pin'] === true) {
+    io.stdout(
+      'The starter policy allows nothing yet: with --no-pin no server was started, so no tool was seen. Every tool asks; add allow rules for the tools you trust.\n',
+    );
+  } else {
+    const config = asUsage(() => readGatewayConfig(out, { env }));
     const gateway = await startOnce(config, undefined, io, 'first-start');
     try {
       gateway.pin();
@@ -396,7 +424,24 @@ async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
           );
         }
       }
-      io.stdout(`Pinned the tool definitions in ${relativePath(io.cwd, lockOf(config))}.\n`);
+      const seen = gateway.registry.list().flatMap((tool) => {
+        const meta = tool.meta as { server?: unknown; annotations?: { readOnlyHint?: unknown } };
+        return typeof meta.server === 'string'
+          ? [
+              {
+                server: meta.server,
+                name: tool.contract.name,
+                readOnlyHint: meta.annotations?.readOnlyHint === true,
+              },
+            ]
+          : [];
+      });
+      const policy = starterPolicy(seen);
+      if (!('policy' in section)) writeFileSync(out, written(policy));
+      io.stdout(`Pinned the tool definitions in ${lockOf(config)}.\n`);
+      io.stdout(
+        `The starter policy allows ${policy.rules.length} of ${seen.length} tools, each one its server says is read-only (readOnlyHint), by server and name: review them in ${out}. Every other tool asks, and so does any tool that appears later.\n`,
+      );
     } finally {
       await closeWithin(gateway, io, 'gateway init', 'the MCP servers');
     }
@@ -409,6 +454,61 @@ async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
     )}\n`,
   );
   return code;
+}
+
+/** The host's own `toolpact` section, its `servers` kept to the entries init copied. */
+function settingsOf(section: object, entries: { readonly [name: string]: unknown }): object {
+  const { servers } = section as { servers?: unknown };
+  if (!servers || typeof servers !== 'object') return section;
+  const kept = Object.entries(servers).filter(([name]) => Object.hasOwn(entries, name));
+  return { ...section, servers: Object.fromEntries(kept) };
+}
+
+/** For `check`: each server, sandboxed or not, that can reach one of the gateway's files. */
+async function warnExposedFiles(
+  config: GatewayConfig,
+  lock: string | boolean | undefined,
+  io: CliIo,
+): Promise<void> {
+  const { exposedGatewayFiles, gatewayFiles } = await import('../../gateway/config/index.js');
+  const files = gatewayFiles(config, typeof lock === 'string' ? { lock: resolve(io.cwd, lock) } : {});
+  for (const found of exposedGatewayFiles(config, files)) {
+    io.stderr(
+      `toolpact gateway check: ${found.server} can reach the gateway's ${found.file.role} ${found.file.path} (through ${found.via} ${found.folder}): a model could change what the gateway allows through it. Move the ${found.file.role} outside (toolpact gateway init writes it in ~/.config/toolpact/), or narrow the server's folders.\n`,
+    );
+  }
+}
+
+/** `--lock`, `--policy` and `--audit` name gateway files too: no sandbox grant may hold one. */
+async function refuseExposedFlags(
+  config: GatewayConfig,
+  flags: { readonly [name: string]: string | boolean | undefined },
+  io: CliIo,
+): Promise<void> {
+  const given: { lock?: string; policy?: string; audit?: string } = {};
+  for (const name of ['lock', 'policy', 'audit'] as const) {
+    const value = flags[name];
+    if (typeof value === 'string') given[name] = resolve(io.cwd, value);
+  }
+  if (Object.keys(given).length === 0) return;
+  const { gatewayFiles, refuseGrantsOverGatewayFiles } = await import('../../gateway/config/index.js');
+  const files = gatewayFiles(config, given).filter(
+    (file) => given[file.role as keyof typeof given] === file.path,
+  );
+  asUsage(() =>
+    refuseGrantsOverGatewayFiles(config, files, undefined, (file) => `${file.path} (--${file.role})`),
+  );
+}
+
+/** Runs a config read for init: a config error is a usage error, said as its message. */
+function asUsage<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof Error && error.name === 'GatewayConfigError') throw new UsageError(error.message);
+    if (error instanceof PolicyError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** The entry a host's file gets in place of the servers: the gateway over stdio. */

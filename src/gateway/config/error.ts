@@ -6,7 +6,8 @@ export type GatewayConfigErrorCode =
   | 'invalid_json'
   | 'invalid_config'
   | 'unset_variable'
-  | 'unsupported_input';
+  | 'unsupported_input'
+  | 'exposed_file';
 
 /**
  * A gateway configuration that cannot be used: a missing file, JSON that does not parse, a key the host's

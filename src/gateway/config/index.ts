@@ -8,6 +8,15 @@
  */
 export { GatewayConfigError, type GatewayConfigErrorCode } from './error.js';
 export {
+  defaultLockOf,
+  type ExposedGatewayFile,
+  exposedGatewayFiles,
+  type GatewayFile,
+  gatewayFiles,
+  isWithin,
+  refuseGrantsOverGatewayFiles,
+} from './own-files.js';
+export {
   type GatewayConfigOptions,
   parseGatewayConfig,
   readGatewayConfig,

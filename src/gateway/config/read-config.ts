@@ -24,6 +24,7 @@ import {
   isRecord,
 } from './error.js';
 import { HOST_NAMES, parseEntry } from './host-entry.js';
+import { gatewayFiles, refuseGrantsOverGatewayFiles } from './own-files.js';
 import { startsThisGateway } from './self.js';
 import { parseConfigText, syntaxError } from './text.js';
 import { declaredHost, parseToolpactSection, type ServerSettings } from './toolpact-section.js';
@@ -48,6 +49,11 @@ export interface GatewayConfigOptions {
    * else the config's own folder.
    */
   readonly workspaceFolder?: string;
+  /**
+   * Default true: a sandbox grant that holds the gateway's own config, lock or policy file is refused
+   * (`exposed_file`). `gateway init` turns it off to read a host's file, which it never serves from.
+   */
+  readonly refuseExposedFiles?: boolean;
 }
 
 /**
@@ -209,6 +215,14 @@ export function parseGatewayConfig(
   if (toolpact.policy !== undefined) config.policy = loadPolicy(toolpact.policy, scope);
   if (toolpact.search !== undefined) config.search = toolpact.search;
   if (toolpact.lock !== undefined) config.lock = toolpact.lock;
+  if (toolpact.policy !== undefined && 'file' in toolpact.policy) config.policyFile = toolpact.policy.file;
+  if (options.refuseExposedFiles !== false) {
+    refuseGrantsOverGatewayFiles(config, gatewayFiles(config), (name, kind) =>
+      toolpact.servers.get(name)?.sandbox !== undefined
+        ? `${child('$.toolpact.servers', name)}.sandbox.${kind}`
+        : `${child(child('$', section), name)}.sandbox.filesystem.allowWrite`,
+    );
+  }
   return deepFreeze(config);
 }
 

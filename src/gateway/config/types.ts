@@ -76,6 +76,8 @@ export interface GatewayConfig {
   readonly skipped: readonly { readonly name: string; readonly reason: string }[];
   /** `toolpact.policy`: a policy file (relative to the config's folder) or an object. */
   readonly policy?: Policy;
+  /** The policy file `toolpact.policy` names, absolute; absent when the policy is written inline. */
+  readonly policyFile?: string;
   /** `toolpact.search`: present when search is on. */
   readonly search?: { readonly maxLoaded?: number };
   /** `toolpact.newTools`, default `allow`. */
