@@ -38,6 +38,42 @@ const policy = definePolicy({
   ],
 });
 
+/**
+ * Twenty path rules, relative and absolute, `under` and globs (`**` segments, `~/`), as a policy that
+ * guards a workspace and the home folder would have; every call is read against the roots and home.
+ */
+function pathPolicy(workspace: string) {
+  return definePolicy({
+    rules: [
+      { id: 'ssh', action: 'deny', arguments: { path: { under: '~/.ssh' } } },
+      { id: 'aws', action: 'deny', arguments: { path: { under: '~/.aws' } } },
+      { id: 'gnupg', action: 'deny', arguments: { path: { glob: '~/.gnupg/**' } } },
+      { id: 'etc', action: 'deny', arguments: { path: { glob: '/etc/**' } } },
+      { id: 'proc', action: 'deny', arguments: { path: { under: ['/proc', '/sys'] } } },
+      { id: 'dot-env', action: 'deny', arguments: { path: { glob: '**/.env' } } },
+      { id: 'pem', action: 'deny', arguments: { path: { glob: '**/*.pem' } } },
+      { id: 'keys', action: 'deny', arguments: { path: { glob: '**/id_*' } } },
+      { id: 'git', action: 'deny', arguments: { path: { under: '.git' } } },
+      { id: 'secrets', action: 'deny', arguments: { path: { under: ['secrets', `${workspace}/private`] } } },
+      { id: 'node-modules', action: 'ask', arguments: { path: { under: 'node_modules' } } },
+      { id: 'logs', action: 'ask', arguments: { path: { glob: '**/*.log' } } },
+      { id: 'dist', action: 'ask', arguments: { path: { glob: 'dist/**' } } },
+      { id: 'lock-files', action: 'ask', arguments: { path: { glob: '**/*-lock.json' } } },
+      { id: 'build', action: 'ask', arguments: { path: { under: `${workspace}/build` } } },
+      { id: 'docs-read', action: 'allow', tool: 'read_file', arguments: { path: { under: 'docs' } } },
+      {
+        id: 'src-read',
+        action: 'allow',
+        tool: 'read_file',
+        arguments: { path: { under: `${workspace}/src` } },
+      },
+      { id: 'tests-read', action: 'allow', tool: 'read_file', arguments: { path: { glob: 'test/**/*.ts' } } },
+      { id: 'readme', action: 'allow', tool: 'read_file', arguments: { path: { equals: 'README.md' } } },
+      { id: 'reads', action: 'allow', category: ['read', 'search'] },
+    ],
+  });
+}
+
 export default async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolpact-bench-policy-'));
   try {
@@ -70,25 +106,35 @@ async function gateOverhead(dir: string): Promise<void> {
   ] as const) {
     const plain = new Registry().register(tool);
     const gated = new Registry({ ...createPolicyGate(policy).registryOptions }).register(tool);
+    const paths = new Registry({
+      ...createPolicyGate(pathPolicy(workspace), { roots: [workspace] }).registryOptions,
+    }).register(tool);
     const audited = new Registry({
       ...createPolicyGate(policy, { observe: audit.observe }).registryOptions,
     }).register(tool);
     const check = JSON.parse(await gated.dispatch('read_file', args)) as { ok: boolean };
     if (!check.ok) throw new Error('the benchmark call was not allowed');
+    const pathCheck = JSON.parse(await paths.dispatch('read_file', args)) as { ok: boolean };
+    if (!pathCheck.ok) throw new Error('the benchmark call was not allowed by the path rules');
     const series = await interleave(
       [
         { name: `${label}: no gate`, operation: () => plain.dispatch('read_file', args), iterations },
         { name: `${label}: policy gate`, operation: () => gated.dispatch('read_file', args), iterations },
+        {
+          name: `${label}: gate, 20 path rules`,
+          operation: () => paths.dispatch('read_file', args),
+          iterations,
+        },
         { name: `${label}: gate + audit`, operation: () => audited.dispatch('read_file', args), iterations },
       ],
       { rounds: 15 },
     );
-    const [none, gate, logged] = series;
+    const [none, gate, pathGate, logged] = series;
     printSpreadTable(series, none!);
     const overhead = (of: typeof none) => spreadOf(roundRatios(of!.wall, none!.wall)).median;
     const extra = spreadOf(gate!.wall).median - spreadOf(none!.wall).median;
     process.stdout.write(
-      `  gate overhead ${pct(overhead(gate))} (median of per-round ratios; ${(extra / 1000).toFixed(2)} µs), with audit ${pct(overhead(logged))}\n\n`,
+      `  gate overhead ${pct(overhead(gate))} (median of per-round ratios; ${(extra / 1000).toFixed(2)} µs), 20 path rules ${pct(overhead(pathGate))}, with audit ${pct(overhead(logged))}\n\n`,
     );
   }
   audit.close();
