@@ -34,6 +34,12 @@ export interface ImportMcpOptions extends Pick<McpConnectOptions, 'era' | 'prior
   /** `on-collision` (default): prefix only names already taken; `always`; `never`: a collision throws. */
   readonly prefix?: PrefixMode;
   /**
+   * The category of each tool for the gate, by its name on the server (`{ read_text_file: 'read' }`).
+   * A tool not named here is shown with the category its annotations suggest, marked as the server's
+   * claim (`meta.inferredCategory`): the policy never allows by it, and with no other rule it asks.
+   */
+  readonly categories?: { readonly [remoteName: string]: ToolCategory };
+  /**
    * Follow the server's tool list changes by re-importing (default true): `subscriptions/listen` on
    * 2026-07-28, `notifications/tools/list_changed` on the legacy era.
    */
@@ -239,7 +245,11 @@ export async function importMcpTools(
         });
         continue;
       }
-      const category = inferCategory(remote.name, remote.annotations);
+      const given =
+        options.categories && Object.hasOwn(options.categories, remote.name)
+          ? options.categories[remote.name]
+          : undefined;
+      const category = given ?? inferCategory(remote.name, remote.annotations);
       const description = remote.description?.trim();
       if (!description) nextUndescribed.push(plan.local);
       try {
@@ -248,7 +258,7 @@ export async function importMcpTools(
           server: label,
           source,
           category,
-          inferredCategory: true,
+          inferredCategory: given === undefined,
           description:
             description ||
             `${remote.title ?? remote.annotations?.title ?? remote.name} (the MCP server "${label}" gives no description).`,

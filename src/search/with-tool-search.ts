@@ -444,7 +444,7 @@ const CALL_TOOL = createTool<{ name: string; arguments?: Record<string, unknown>
 );
 
 const STATELESS_SEARCH_DESCRIPTION = [
-  `Finds the tools that can do a task among all the tools available, and gives each one's description and input schema, to call it through ${CALL_TOOL_NAME}.`,
+  `Finds the tools that can do a task among all the tools available, and gives each one's description and input schema; ${CALL_TOOL_NAME} runs the one chosen, by its name.`,
   'Use it when none of the tools you can see fits the task; do not use it for a tool you can already see, and do not guess tool names instead.',
   'The query is the task in plain words, in English or Chinese; k is how many tools to return.',
   'It changes nothing: your tool list stays as it is.',

@@ -33,6 +33,8 @@ beforeAll(async () => {
   writeFileSync(join(root, 'notes.md'), '# Notes\nfirst line\n');
   // The local policy decides by source: reads from imported servers are allowed, their writes denied,
   // and anything else from them (a tool with no rule) falls to the policy's stricter imported default.
+  // The categories the gate uses are given here, at import: what a server claims (its readOnlyHint)
+  // decides nothing.
   const gate = createPolicyGate(
     definePolicy({
       rules: [
@@ -44,13 +46,20 @@ beforeAll(async () => {
   registry = new Registry({ ...gate.registryOptions });
   const fsPeer = peer([FILESYSTEM, root]);
   fsWire = fsPeer.recording;
-  fs = await importMcpTools(registry, { transport: fsPeer.transport }, { name: 'fs' });
+  fs = await importMcpTools(
+    registry,
+    { transport: fsPeer.transport },
+    { name: 'fs', categories: { read_text_file: 'read', write_file: 'write' } },
+  );
   const everythingPeer = peer([EVERYTHING, 'stdio']);
   everythingWire = everythingPeer.recording;
   everything = await importMcpTools(
     registry,
     { transport: everythingPeer.transport },
-    { name: 'everything' },
+    {
+      name: 'everything',
+      categories: { 'get-sum': 'read', 'get-structured-content': 'read', 'get-tiny-image': 'read' },
+    },
   );
 });
 
