@@ -45,8 +45,19 @@ export interface GatewayOptions {
   readonly sandbox?: { readonly bwrap?: string; readonly packageCache?: string };
   /** Watch the config file and the lock, and apply changes without a restart (default true). */
   readonly watch?: boolean;
-  /** Longest wait for every server's first start before the gateway serves what it has (default 30,000 ms). */
+  /**
+   * Longest wait for a server's first start (default 30,000 ms): a call to one of its tools waits for
+   * it this long before answering `mcp_server_unavailable`, and names are recorded in the lock once
+   * every server's first start has settled or this has passed.
+   */
   readonly startTimeoutMs?: number;
+  /**
+   * Whether `startGateway` resolves only once every server's first start has settled (or
+   * `startTimeoutMs` passed), as one-off commands that read the servers' listings want. Default: only
+   * with `watch: false`. A serving gateway resolves at once, so that a client's `initialize` and
+   * `server/discover` never wait for an upstream; servers still starting have their locked tools listed.
+   */
+  readonly waitForStart?: boolean;
   /** Wraps every `tools/call` sent to a server (e.g. `upstreamSpans` of `toolpact/otel`). */
   readonly wrapUpstreamCall?: UpstreamCallWrapper;
   /** Longest wait for one probe of an unknown server's era (default 5,000 ms: `npx` can be slow). */
@@ -125,6 +136,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const served = new ServedRegistry(registry, log);
   const sinks = { log, ...(options.audit ? { audit: options.audit } : {}) };
+  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   let closing: Promise<void> | undefined;
 
   // Names are recorded in the lock once every server had its first start, so that a fresh start names
@@ -142,6 +154,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     target: { configFile: config.file, ...(options.sandbox ? { sandbox: options.sandbox } : {}) },
     ...(options.restart ? { restart: options.restart } : {}),
     probeTimeoutMs: options.probeTimeoutMs ?? 5_000,
+    startTimeoutMs,
     ...(options.wrapUpstreamCall ? { wrapUpstreamCall: options.wrapUpstreamCall } : {}),
     newTools: () => config.newTools,
     changed: rebuild,
@@ -155,12 +168,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   for (const skipped of config.skipped) log(`${skipped.name}: skipped: ${skipped.reason}`);
   const first = await apply(config);
-  await settleWithin(
+  const started = settleWithin(
     first.map((upstream) => upstream.firstAttempt),
-    options.startTimeoutMs ?? 30_000,
-  );
-  naming = true;
-  rebuild();
+    startTimeoutMs,
+  ).then(() => {
+    naming = true;
+    rebuild();
+  });
+  if (options.waitForStart ?? true) await started;
 
   // Saving the config or the lock (a `gateway pin` elsewhere) takes effect without a restart.
   const watcher = watchConfig({
@@ -280,6 +295,7 @@ function serverStatus(entry: ServerEntry, names: readonly string[]): GatewayServ
     reason: upstream?.reason ?? (spec.enabled ? undefined : 'disabled in the config'),
     stderr: upstream?.stderr ?? '',
     tools: upstream?.tools ?? 0,
+    droppedNotifications: upstream?.droppedNotifications ?? 0,
     enabled: spec.enabled,
     transport: spec.target.kind,
     unsandboxed: spec.target.kind === 'stdio' && !spec.sandbox,
