@@ -71,15 +71,27 @@ export class LockKeeper {
       this.#log(`${server}: pinned ${listed.length} tool definitions in ${basename(this.file)}.`);
       return;
     }
-    if (newTools !== 'allow') return;
-    const { added } = compareTools(locked, listed);
-    if (added.length === 0) return;
-    const tools = { ...locked.tools };
+    const { added, unchanged } = compareTools(locked, listed);
+    // A lock written before definitions were kept gains them as its tools are listed unchanged.
+    const bare = unchanged.filter((name) => !locked.tools[name]?.definition);
+    if (bare.length > 0) {
+      const tools = { ...locked.tools };
+      for (const name of bare) {
+        const tool = listed.find((each) => each.name === name);
+        const entry = tools[name];
+        if (tool && entry)
+          tools[name] = { ...lockEntry(tool), ...(entry.name === undefined ? {} : { name: entry.name }) };
+      }
+      this.#save({ ...this.#lock, servers: { ...this.#lock.servers, [server]: { ...locked, tools } } });
+    }
+    if (newTools !== 'allow' || added.length === 0) return;
+    const current = lockedServer(this.#lock, server) ?? locked;
+    const tools = { ...current.tools };
     for (const name of added) {
       const tool = listed.find((each) => each.name === name);
       if (tool) tools[name] = lockEntry(tool);
     }
-    this.#save({ ...this.#lock, servers: { ...this.#lock.servers, [server]: { ...locked, tools } } });
+    this.#save({ ...this.#lock, servers: { ...this.#lock.servers, [server]: { ...current, tools } } });
     this.#log(`${server}: new tools allowed and pinned: ${added.join(', ')}.`);
   }
 
