@@ -175,7 +175,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     naming = true;
     rebuild();
   });
-  if (options.waitForStart ?? true) await started;
+  if (options.waitForStart ?? options.watch === false) await started;
 
   // Saving the config or the lock (a `gateway pin` elsewhere) takes effect without a restart.
   const watcher = watchConfig({

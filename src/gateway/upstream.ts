@@ -115,6 +115,8 @@ export interface UpstreamStatus {
 }
 
 const STDERR_LINES = 10;
+/** Longest wait of close() for a start under way, after giving it up. */
+const CLOSE_GRACE_MS = 3_000;
 
 /**
  * One supervised MCP server behind the gateway: started, listed, followed, restarted with backoff and
@@ -140,6 +142,8 @@ export class Upstream {
   #upSince = 0;
   #timer: NodeJS.Timeout | undefined;
   #stopping = false;
+  /** Aborted by close(): a start still waiting for the server is given up. */
+  readonly #abort = new AbortController();
   /** A start or a listing in progress, so that close() can wait for it. */
   #work: Promise<void> = Promise.resolve();
   readonly #policy: RestartPolicy;
@@ -256,9 +260,20 @@ export class Upstream {
     this.#stopping = true;
     clearTimeout(this.#timer);
     clearTimeout(this.#reportTimer);
+    this.#abort.abort();
     this.#setState('stopped');
     this.#settleFirst();
-    await this.#work.catch(() => {});
+    // A start still under way was given up (its connection closed); a server that ignores even that
+    // holds close() no longer than a grace: the start, once it ends, finds the upstream stopped and
+    // closes what it opened.
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#work.catch(() => {}),
+      new Promise((resolve) => {
+        grace = setTimeout(resolve, CLOSE_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(grace);
     const connection = this.#connection;
     this.#connection = undefined;
     await connection?.close().catch(() => {});
@@ -320,6 +335,7 @@ export class Upstream {
           ? { probeTimeoutMs: this.#options.probeTimeoutMs }
           : {}),
         ...(this.#options.onElicitation ? { onElicitation: this.#options.onElicitation } : {}),
+        signal: this.#abort.signal,
       });
     } catch (error) {
       this.#failed(error instanceof Error ? error.message : String(error), '');
