@@ -11,7 +11,7 @@ import {
   reportUnknownOverrides,
   reportWithheld,
 } from './gateway-events.js';
-import type { GatewayLock } from './lock.js';
+import { type GatewayLock, lockedListing, lockedServer } from './lock.js';
 import { LockKeeper, type ServedName } from './lock-keeper.js';
 import { type NameCollision, planTools, type ToolPlan, type WithheldTool } from './plan-tools.js';
 import { ServedRegistry } from './served-registry.js';
@@ -53,9 +53,10 @@ export interface GatewayOptions {
   readonly startTimeoutMs?: number;
   /**
    * Whether `startGateway` resolves only once every server's first start has settled (or
-   * `startTimeoutMs` passed), as one-off commands that read the servers' listings want. Default: only
-   * with `watch: false`. A serving gateway resolves at once, so that a client's `initialize` and
-   * `server/discover` never wait for an upstream; servers still starting have their locked tools listed.
+   * `startTimeoutMs` passed), as one-off commands that read the servers' listings want. Default: with
+   * `watch: false`, or when the lock has no tool to list (a first start). Otherwise it resolves at
+   * once, so that a client's `initialize` and `server/discover` never wait for an upstream: servers
+   * still starting have their pinned tools listed from the lock, and the others join by `list_changed`.
    */
   readonly waitForStart?: boolean;
   /** Wraps every `tools/call` sent to a server (e.g. `upstreamSpans` of `toolpact/otel`). */
@@ -175,7 +176,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     naming = true;
     rebuild();
   });
-  if (options.waitForStart ?? options.watch === false) await started;
+  // With nothing in the lock to list (a first start), clients would be listed nothing: wait as before.
+  const listable = config.servers.some(
+    (spec) => spec.enabled && lockedListing(lockedServer(keeper.lock, spec.name)) !== undefined,
+  );
+  if (options.waitForStart ?? (options.watch === false || !listable)) await started;
 
   // Saving the config or the lock (a `gateway pin` elsewhere) takes effect without a restart.
   const watcher = watchConfig({
