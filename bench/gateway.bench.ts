@@ -114,6 +114,11 @@ export default async function run(): Promise<void> {
     const five = readConfig(bench, FIXTURE);
     const versions = checkTargets(five);
     const tokens = await measureTokens(bench, five);
+    // GATEWAY_BENCH_ONLY=start: the start figures alone (a minute or two), e.g. after a change to start-up.
+    if (process.env.GATEWAY_BENCH_ONLY === 'start') {
+      await measureStart(bench, five, tokens.tools);
+      return;
+    }
     const calls = await measureCalls(bench);
     const start = await measureStart(bench, five, tokens.tools);
     const wire = await measureWire(bench, start.lock, tokens);
@@ -434,12 +439,25 @@ async function measureStart(bench: Bench, config: GatewayConfig, tools: number):
 
   const absent: number[] = [];
   const present: number[] = [];
+  const absentModern: number[] = [];
+  const presentModern: number[] = [];
   const direct: number[] = [];
+  // Each server's own start (spawn to its first tools/list) in the parallel run; the slowest of each run.
+  const slowest: number[] = [];
   const memory: MemoryReading[] = [];
   const directRss: { [server: string]: number[] } = {};
   let lock = '';
   for (let repetition = 0; repetition < START_REPETITIONS; repetition++) {
     lock = join(bench.dir, `start-${repetition}.lock.json`);
+    // The 2026-07-28 client first, on a fresh lock of its own; then the legacy one, whose lock is reused.
+    const modernLock = join(bench.dir, `start-modern-${repetition}.lock.json`);
+    const firstModern = await spawnGateway(bench, FIXTURE, modernLock, { expectTools: tools, era: 'modern' });
+    absentModern.push(firstModern.startMs);
+    await firstModern.close();
+    const againModern = await spawnGateway(bench, FIXTURE, modernLock, { expectTools: tools, era: 'modern' });
+    presentModern.push(againModern.startMs);
+    await againModern.close();
+
     const first = await spawnGateway(bench, FIXTURE, lock, { expectTools: tools });
     absent.push(first.startMs);
     await first.close();
@@ -459,14 +477,18 @@ async function measureStart(bench: Bench, config: GatewayConfig, tools: number):
 
     // A host's way: each server with its own client, all in parallel.
     const started = process.hrtime.bigint();
+    let slowestMs = 0;
     const clients = await Promise.all(
       targets.map(async (target) => {
+        const own = process.hrtime.bigint();
         const connected = await connectDirect(target, 'legacy');
         await connected.client.listTools();
+        slowestMs = Math.max(slowestMs, Number(process.hrtime.bigint() - own) / 1e6);
         return connected;
       }),
     );
     direct.push(Number(process.hrtime.bigint() - started) / 1e6);
+    slowest.push(slowestMs);
     await sleep(SETTLE_MS);
     clients.forEach((connected, index) => {
       const name = SERVERS[index]!.name;
@@ -480,6 +502,11 @@ async function measureStart(bench: Bench, config: GatewayConfig, tools: number):
     tools,
     lockAbsentMs: { median: round1(quantile(absent, 0.5)), runs: absent.map(round1) },
     lockPresentMs: { median: round1(quantile(present, 0.5)), runs: present.map(round1) },
+    modernLockAbsentMs: { median: round1(quantile(absentModern, 0.5)), runs: absentModern.map(round1) },
+    modernLockPresentMs: { median: round1(quantile(presentModern, 0.5)), runs: presentModern.map(round1) },
+    slowestServerMs: { median: round1(quantile(slowest, 0.5)), runs: slowest.map(round1) },
+    lockPresentOverSlowest: round1(quantile(present, 0.5) / quantile(slowest, 0.5)),
+    modernLockPresentOverSlowest: round1(quantile(presentModern, 0.5) / quantile(slowest, 0.5)),
     directParallelMs: { median: round1(quantile(direct, 0.5)), runs: direct.map(round1) },
   };
   process.stdout.write(
@@ -490,7 +517,10 @@ async function measureStart(bench: Bench, config: GatewayConfig, tools: number):
     [
       ['gateway CLI, no lock (first start: era probed, then pinned)', absent],
       ['gateway CLI, lock present (era known, no probe)', present],
+      ['gateway CLI, 2026-07-28 client, no lock', absentModern],
+      ['gateway CLI, 2026-07-28 client, lock present', presentModern],
       ['the five servers, a client each, in parallel (no gateway)', direct],
+      ['the slowest of the five, its own start', slowest],
     ].map(([label, values]) => [
       label as string,
       quantile(values as number[], 0.5).toFixed(0),

@@ -11,7 +11,7 @@ import {
   reportUnknownOverrides,
   reportWithheld,
 } from './gateway-events.js';
-import type { GatewayLock } from './lock.js';
+import { type GatewayLock, lockedListing, lockedServer } from './lock.js';
 import { LockKeeper, type ServedName } from './lock-keeper.js';
 import { type NameCollision, planTools, type ToolPlan, type WithheldTool } from './plan-tools.js';
 import { ServedRegistry } from './served-registry.js';
@@ -45,8 +45,20 @@ export interface GatewayOptions {
   readonly sandbox?: { readonly bwrap?: string; readonly packageCache?: string };
   /** Watch the config file and the lock, and apply changes without a restart (default true). */
   readonly watch?: boolean;
-  /** Longest wait for every server's first start before the gateway serves what it has (default 30,000 ms). */
+  /**
+   * Longest wait for a server's first start (default 30,000 ms): a call to one of its tools waits for
+   * it this long before answering `mcp_server_unavailable`, and names are recorded in the lock once
+   * every server's first start has settled or this has passed.
+   */
   readonly startTimeoutMs?: number;
+  /**
+   * Whether `startGateway` resolves only once every server's first start has settled (or
+   * `startTimeoutMs` passed), as one-off commands that read the servers' listings want. Default: with
+   * `watch: false`, or when the lock has no tool to list (a first start). Otherwise it resolves at
+   * once, so that a client's `initialize` and `server/discover` never wait for an upstream: servers
+   * still starting have their pinned tools listed from the lock, and the others join by `list_changed`.
+   */
+  readonly waitForStart?: boolean;
   /** Wraps every `tools/call` sent to a server (e.g. `upstreamSpans` of `toolpact/otel`). */
   readonly wrapUpstreamCall?: UpstreamCallWrapper;
   /** Longest wait for one probe of an unknown server's era (default 5,000 ms: `npx` can be slow). */
@@ -128,6 +140,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const served = new ServedRegistry(registry, log);
   const sinks = { log, ...(options.audit ? { audit: options.audit } : {}) };
+  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   let closing: Promise<void> | undefined;
 
   // Names are recorded in the lock once every server had its first start, so that a fresh start names
@@ -145,6 +158,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     target: { configFile: config.file, ...(options.sandbox ? { sandbox: options.sandbox } : {}) },
     ...(options.restart ? { restart: options.restart } : {}),
     probeTimeoutMs: options.probeTimeoutMs ?? 5_000,
+    startTimeoutMs,
     ...(options.wrapUpstreamCall ? { wrapUpstreamCall: options.wrapUpstreamCall } : {}),
     newTools: () => config.newTools,
     changed: rebuild,
@@ -158,12 +172,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   for (const skipped of config.skipped) log(`${skipped.name}: skipped: ${skipped.reason}`);
   const first = await apply(config);
-  await settleWithin(
+  const started = settleWithin(
     first.map((upstream) => upstream.firstAttempt),
-    options.startTimeoutMs ?? 30_000,
+    startTimeoutMs,
+  ).then(() => {
+    naming = true;
+    rebuild();
+  });
+  // With nothing in the lock to list (a first start), clients would be listed nothing: wait as before.
+  const listable = config.servers.some(
+    (spec) => spec.enabled && lockedListing(lockedServer(keeper.lock, spec.name)) !== undefined,
   );
-  naming = true;
-  rebuild();
+  if (options.waitForStart ?? (options.watch === false || !listable)) await started;
 
   // Saving the config or the lock (a `gateway pin` elsewhere) takes effect without a restart.
   const watcher = watchConfig({
@@ -288,6 +308,7 @@ function serverStatus(entry: ServerEntry, names: readonly string[]): GatewayServ
     reason: upstream?.reason ?? (spec.enabled ? undefined : 'disabled in the config'),
     stderr: upstream?.stderr ?? '',
     tools: upstream?.tools ?? 0,
+    droppedNotifications: upstream?.droppedNotifications ?? 0,
     enabled: spec.enabled,
     transport: spec.target.kind,
     unsandboxed: spec.target.kind === 'stdio' && !spec.sandbox,

@@ -14,7 +14,7 @@ import { basename, dirname, join } from 'node:path';
 import { WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
 import { jsonErrorPosition } from '../dispatch/json-error-position.js';
 import { canonicalJson } from '../util/digest.js';
-import type { GatewayLock, LockedServer, LockedTool } from './lock.js';
+import type { GatewayLock, LockedDefinition, LockedServer, LockedTool } from './lock.js';
 import { record } from './lock.js';
 import { cap, visible } from './terminal-text.js';
 
@@ -227,16 +227,28 @@ function checkLock(value: unknown, file: string): GatewayLock {
       const toolAt = [...at, 'tools', toolName];
       if (!isObject(tool)) wrong(toolAt, tool, 'expected an object { "digest", "description" }');
       const locked = tool as Record<string, unknown>;
-      only(locked, toolAt, ['digest', 'description', 'name']);
+      only(locked, toolAt, ['digest', 'description', 'name', 'definition']);
       if (typeof locked.digest !== 'string' || !DIGEST_PATTERN.test(locked.digest))
         wrong([...toolAt, 'digest'], locked.digest, 'expected "sha256:" followed by 64 lowercase hex digits');
       if (typeof locked.description !== 'string')
         wrong([...toolAt, 'description'], locked.description, 'expected a string (empty when there is none)');
       const owned = checkOwnedName(locked.name, [...toolAt, 'name'], owners, `${name}/${toolName}`, wrong);
+      const definition = locked.definition;
+      if (definition !== undefined) {
+        const definitionAt = [...toolAt, 'definition'];
+        if (!isObject(definition)) wrong(definitionAt, definition, 'expected an object { "inputSchema", … }');
+        const fields = definition as Record<string, unknown>;
+        only(fields, definitionAt, ['title', 'inputSchema', 'outputSchema', 'annotations']);
+        if (!isObject(fields.inputSchema))
+          wrong([...definitionAt, 'inputSchema'], fields.inputSchema, 'expected the JSON Schema object');
+        if (fields.title !== undefined && typeof fields.title !== 'string')
+          wrong([...definitionAt, 'title'], fields.title, 'expected a string');
+      }
       tools[toolName] = {
         digest: locked.digest as string,
         description: locked.description as string,
         ...(owned === undefined ? {} : { name: owned }),
+        ...(definition === undefined ? {} : { definition: definition as unknown as LockedDefinition }),
       };
     }
     servers[name] = {
@@ -261,6 +273,9 @@ function ordered(lock: GatewayLock): unknown {
         digest: entry.digest,
         description: entry.description,
         ...(entry.name === undefined ? {} : { name: entry.name }),
+        ...(entry.definition === undefined
+          ? {}
+          : { definition: JSON.parse(canonicalJson(entry.definition)) as unknown }),
       };
     }
     servers[name] = {

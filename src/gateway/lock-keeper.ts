@@ -74,20 +74,34 @@ export class LockKeeper {
       this.#logHeld(server, held);
       return;
     }
+    const { added: all, unchanged } = compareTools(locked, listed);
+    // A lock written before definitions were kept gains them as its tools are listed unchanged.
+    const bare = unchanged.filter((name) => !locked.tools[name]?.definition);
+    if (bare.length > 0) {
+      const tools = { ...locked.tools };
+      for (const name of bare) {
+        const tool = listed.find((each) => each.name === name);
+        const entry = tools[name];
+        if (tool && entry)
+          tools[name] = { ...lockEntry(tool), ...(entry.name === undefined ? {} : { name: entry.name }) };
+      }
+      this.#save({ ...this.#lock, servers: { ...this.#lock.servers, [server]: { ...locked, tools } } });
+    }
     if (newTools !== 'allow') return;
-    const { added: all } = compareTools(locked, listed);
+    // A new tool with hidden instructions is never pinned here: a person accepts it by name.
     const added = all.filter((name) => !held.includes(name));
     this.#logHeld(
       server,
       all.filter((name) => held.includes(name)),
     );
     if (added.length === 0) return;
-    const tools = { ...locked.tools };
+    const current = lockedServer(this.#lock, server) ?? locked;
+    const tools = { ...current.tools };
     for (const name of added) {
       const tool = listed.find((each) => each.name === name);
       if (tool) tools[name] = lockEntry(tool);
     }
-    this.#save({ ...this.#lock, servers: { ...this.#lock.servers, [server]: { ...locked, tools } } });
+    this.#save({ ...this.#lock, servers: { ...this.#lock.servers, [server]: { ...current, tools } } });
     this.#log(`${server}: new tools allowed and pinned: ${added.join(', ')}.`);
   }
 

@@ -12,6 +12,19 @@ export interface LockedTool {
    * whatever the config order. Absent until the gateway has served the tool.
    */
   readonly name?: string;
+  /**
+   * The rest of the pinned definition (title, schemas, annotations), so that a server still starting
+   * has its tools listed from the lock. Served only while it matches `digest`; absent in older locks.
+   */
+  readonly definition?: LockedDefinition;
+}
+
+/** A pinned tool's definition beside its name and description. */
+export interface LockedDefinition {
+  readonly title?: string;
+  readonly inputSchema: unknown;
+  readonly outputSchema?: unknown;
+  readonly annotations?: unknown;
 }
 
 /** What the lock holds for one server of the gateway's config. */
@@ -89,7 +102,43 @@ export function definitionDigest(tool: McpToolLike): string {
  * // { digest: 'sha256:…', description: 'Adds two numbers.' }
  */
 export function lockEntry(tool: McpToolLike): LockedTool {
-  return { digest: definitionDigest(tool), description: tool.description ?? '' };
+  return {
+    digest: definitionDigest(tool),
+    description: tool.description ?? '',
+    definition: {
+      ...(tool.title === undefined ? {} : { title: tool.title }),
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+    },
+  };
+}
+
+/**
+ * The tools a server's lock entry can list before the server is up: each pinned tool with a
+ * definition whose digest is the pinned one (a definition edited in the lock file is not listed).
+ * Undefined when the lock has none for the server.
+ *
+ * @example
+ * const listed = lockedListing(lockedServer(lock, 'github')); // served until github lists its own
+ */
+export function lockedListing(locked: LockedServer | undefined): McpToolLike[] | undefined {
+  if (!locked) return undefined;
+  const listed: McpToolLike[] = [];
+  for (const [name, entry] of Object.entries(locked.tools)) {
+    const definition = entry.definition;
+    if (!definition) continue;
+    const tool: McpToolLike = {
+      name,
+      ...(definition.title === undefined ? {} : { title: definition.title }),
+      ...(entry.description === '' ? {} : { description: entry.description }),
+      inputSchema: definition.inputSchema,
+      ...(definition.outputSchema === undefined ? {} : { outputSchema: definition.outputSchema }),
+      ...(definition.annotations === undefined ? {} : { annotations: definition.annotations }),
+    };
+    if (definitionDigest(tool) === entry.digest) listed.push(tool);
+  }
+  return listed.length > 0 ? listed : undefined;
 }
 
 /**
@@ -219,6 +268,7 @@ export function nameTools(
         digest: tool.digest,
         description: tool.description,
         ...(kept === undefined ? {} : { name: kept }),
+        ...(tool.definition === undefined ? {} : { definition: tool.definition }),
       };
     }
     servers[serverName] = { ...locked, tools };

@@ -2,7 +2,7 @@ import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
 import { planNames } from '../mcp/imported-names.js';
 import type { GatewayServer, ToolOverride } from './config/types.js';
-import { byName, compareTools, type GatewayLock, lockedServer, ownedNames } from './lock.js';
+import { byName, compareTools, type GatewayLock, lockedListing, lockedServer, ownedNames } from './lock.js';
 import { hiddenInstructions, type MarkedFinding, markedFindings } from './poisoning.js';
 
 /** A tool the gateway withholds: its definition changed since it was pinned, or it is new and new tools are withheld. */
@@ -109,8 +109,9 @@ export function planTools(input: ToolPlanInput): ToolPlan {
   const servers = new Map<string, ServerPlan>();
   for (const spec of input.servers) {
     if (!spec.enabled) continue;
-    const listed = input.listings.get(spec.name);
     const locked = lockedServer(input.lock, spec.name);
+    // A server that has not listed yet (still starting) serves its pinned tools from the lock.
+    const listed = input.listings.get(spec.name) ?? (lockedListing(locked) as McpTool[] | undefined);
     const shown = (name: string) => !spec.tools[name]?.hidden;
     const remoteNames = listed
       ? listed.map((tool) => tool.name).filter(shown)

@@ -27,6 +27,8 @@ export interface ServerSetOptions {
   readonly target: UpstreamTargetContext;
   readonly restart?: Partial<RestartPolicy>;
   readonly probeTimeoutMs: number;
+  /** How long a call to a server still starting for the first time waits for it. */
+  readonly startTimeoutMs?: number;
   readonly wrapUpstreamCall?: UpstreamCallWrapper;
   /** `toolpact.newTools` of the config in force. */
   readonly newTools: () => 'allow' | 'withhold';
@@ -144,6 +146,7 @@ export class ServerSet {
       ...(locked?.prior ? { prior: locked.prior as never } : {}),
       ...(this.#options.restart ? { restart: this.#options.restart } : {}),
       probeTimeoutMs: this.#options.probeTimeoutMs,
+      ...(this.#options.startTimeoutMs !== undefined ? { startTimeoutMs: this.#options.startTimeoutMs } : {}),
       ...(this.#options.wrapUpstreamCall ? { wrapCall: this.#options.wrapUpstreamCall } : {}),
       ...(spec.timeoutMs ? { requestTimeoutMs: spec.timeoutMs + 1_000 } : {}),
       log,

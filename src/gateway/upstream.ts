@@ -67,6 +67,15 @@ export interface UpstreamOptions {
   readonly onState?: (state: UpstreamState, upstream: Upstream) => void;
   /** Lines for the operator (stderr): starts, failures, restarts. */
   readonly log?: (line: string) => void;
+  /**
+   * Longest wait of a call made while the server has its first start under way (default 30,000 ms):
+   * the call waits for it, then answers `mcp_server_unavailable` when it is still not up.
+   */
+  readonly startTimeoutMs?: number;
+  /** Log and progress notifications taken from the server (default 50 a second, bursts of 200); more are dropped and counted. */
+  readonly notifications?: { readonly perSecond: number; readonly burst: number };
+  /** How often, at most, dropped notifications are reported on the operator log (default 10,000 ms). */
+  readonly dropReportMs?: number;
 }
 
 /** What an {@link UpstreamCallWrapper} is told of one upstream `tools/call`. */
@@ -101,9 +110,13 @@ export interface UpstreamStatus {
   readonly stderr: string;
   /** Tools in its last listing. */
   readonly tools: number;
+  /** Log and progress notifications dropped since the gateway started, for coming faster than the gateway takes them. */
+  readonly droppedNotifications: number;
 }
 
 const STDERR_LINES = 10;
+/** Longest wait of close() for a start under way, after giving it up. */
+const CLOSE_GRACE_MS = 3_000;
 
 /**
  * One supervised MCP server behind the gateway: started, listed, followed, restarted with backoff and
@@ -129,6 +142,8 @@ export class Upstream {
   #upSince = 0;
   #timer: NodeJS.Timeout | undefined;
   #stopping = false;
+  /** Aborted by close(): a start still waiting for the server is given up. */
+  readonly #abort = new AbortController();
   /** A start or a listing in progress, so that close() can wait for it. */
   #work: Promise<void> = Promise.resolve();
   readonly #policy: RestartPolicy;
@@ -136,6 +151,9 @@ export class Upstream {
   #settleFirst: () => void = () => {};
   /** Settles after the first start attempt, whatever its outcome. */
   readonly firstAttempt: Promise<void>;
+  readonly #bucket: TokenBucket;
+  #reportTimer: NodeJS.Timeout | undefined;
+  #reportedDrops = 0;
 
   constructor(options: UpstreamOptions) {
     this.name = options.name;
@@ -145,6 +163,8 @@ export class Upstream {
     this.firstAttempt = new Promise((resolve) => {
       this.#settleFirst = resolve;
     });
+    const limit = options.notifications ?? { perSecond: 50, burst: 200 };
+    this.#bucket = new TokenBucket(limit.perSecond, limit.burst);
   }
 
   get state(): UpstreamState {
@@ -173,6 +193,7 @@ export class Upstream {
       reason: this.#reason,
       stderr: lastLines(this.#stderr),
       tools: this.#tools?.length ?? 0,
+      droppedNotifications: this.#bucket.dropped,
     };
   }
 
@@ -190,6 +211,9 @@ export class Upstream {
     args: Record<string, unknown>,
     options: { readonly signal: AbortSignal; readonly meta?: { readonly [key: string]: string } },
   ): Promise<CallToolResult> {
+    // A call made while the server starts for the first time waits for that start (at most the
+    // start timeout); the gateway lists its locked tools before it is up.
+    if (this.#state === 'starting' && this.#restarts === 0) await this.#awaitFirstStart(options.signal);
     const connection = this.#connection;
     if (this.#state !== 'up' || !connection) throw this.#unavailable();
     const send = () =>
@@ -235,12 +259,39 @@ export class Upstream {
   async close(): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#timer);
+    clearTimeout(this.#reportTimer);
+    this.#abort.abort();
     this.#setState('stopped');
     this.#settleFirst();
-    await this.#work.catch(() => {});
+    // A start still under way was given up (its connection closed); a server that ignores even that
+    // holds close() no longer than a grace: the start, once it ends, finds the upstream stopped and
+    // closes what it opened.
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#work.catch(() => {}),
+      new Promise((resolve) => {
+        grace = setTimeout(resolve, CLOSE_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(grace);
     const connection = this.#connection;
     this.#connection = undefined;
     await connection?.close().catch(() => {});
+  }
+
+  async #awaitFirstStart(signal: AbortSignal): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    await Promise.race([
+      this.firstAttempt,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.#options.startTimeoutMs ?? 30_000);
+        onAbort = resolve;
+        signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
 
   #unavailable(during?: string): ToolError {
@@ -251,7 +302,7 @@ export class Upstream {
         : this.#state === 'stopped'
           ? 'it was stopped'
           : this.#state === 'starting'
-            ? 'it is still starting'
+            ? `it did not finish starting within ${Math.round((this.#options.startTimeoutMs ?? 30_000) / 100) / 10} s`
             : `it is restarting after a failure (${this.#reason ?? 'no reason given'})`);
     const next =
       this.#state === 'down'
@@ -284,6 +335,7 @@ export class Upstream {
           ? { probeTimeoutMs: this.#options.probeTimeoutMs }
           : {}),
         ...(this.#options.onElicitation ? { onElicitation: this.#options.onElicitation } : {}),
+        signal: this.#abort.signal,
       });
     } catch (error) {
       this.#failed(error instanceof Error ? error.message : String(error), '');
@@ -301,14 +353,44 @@ export class Upstream {
       if (this.#stopping) return;
       this.#failed('the server exited or closed its connection', connection.stderrTail());
     };
+    // Log and progress notifications pass a token bucket; the gateway forwards neither, so a
+    // flood of them costs parsing only, and the drops are counted and reported.
+    connection.client.setNotificationHandler('notifications/message', (notification) => {
+      if (!this.#take()) return;
+      const { level, logger, data } = notification.params;
+      const text = typeof data === 'string' ? data : JSON.stringify(data);
+      this.#log(
+        `log ${level}${logger ? ` (${logger})` : ''}: ${sanitizeMessage(String(text).slice(0, 500))}`,
+      );
+    });
+    connection.client.setNotificationHandler('notifications/progress', () => {
+      this.#take();
+    });
     try {
       await this.#list(connection);
       if (connection.client.getServerCapabilities()?.tools?.listChanged) {
-        let queue = Promise.resolve();
+        // At most one listing in flight and one pending (issue 26 §5): 300,000 list_changed
+        // notifications in a row cost a few listings, not 300,000 queued ones.
+        let listing = false;
+        let pending = false;
+        const relist = async (): Promise<void> => {
+          listing = true;
+          try {
+            do {
+              pending = false;
+              // A failed listing keeps the previous tools.
+              await this.#list(connection).catch(() => {});
+            } while (pending && this.#connection === connection && !this.#stopping);
+          } finally {
+            listing = false;
+          }
+        };
         connection.client.setNotificationHandler('notifications/tools/list_changed', () => {
-          // Listings run one after another; a failed one keeps the previous tools.
-          queue = queue.then(() => this.#list(connection)).catch(() => {});
-          this.#work = queue;
+          if (listing) {
+            pending = true;
+            return;
+          }
+          this.#work = relist();
         });
         if (connection.era === 'modern') await connection.client.listen({ toolsListChanged: true });
       }
@@ -391,6 +473,24 @@ export class Upstream {
     return Math.max(0, Math.round(base - spread + Math.random() * 2 * spread));
   }
 
+  /** Takes one notification from the bucket; false when it is dropped (counted, and reported within the interval). */
+  #take(): boolean {
+    if (this.#bucket.take()) return true;
+    if (!this.#reportTimer && !this.#stopping) {
+      this.#reportTimer = setTimeout(() => {
+        this.#reportTimer = undefined;
+        const dropped = this.#bucket.dropped - this.#reportedDrops;
+        this.#reportedDrops = this.#bucket.dropped;
+        const limit = this.#bucket.perSecond;
+        this.#log(
+          `dropped ${dropped} log and progress notifications (more than ${limit} a second); ${this.#bucket.dropped} in all since it started.`,
+        );
+      }, this.#options.dropReportMs ?? 10_000);
+      this.#reportTimer.unref();
+    }
+    return false;
+  }
+
   #setState(state: UpstreamState): void {
     if (this.#state === state) return;
     this.#state = state;
@@ -399,6 +499,33 @@ export class Upstream {
 
   #log(line: string): void {
     this.#options.log?.(`${this.name}: ${line}`);
+  }
+}
+
+/** A token bucket: `perSecond` tokens a second, at most `burst` saved up. */
+class TokenBucket {
+  readonly perSecond: number;
+  readonly #burst: number;
+  #tokens: number;
+  #at = performance.now();
+  dropped = 0;
+
+  constructor(perSecond: number, burst: number) {
+    this.perSecond = perSecond;
+    this.#burst = burst;
+    this.#tokens = burst;
+  }
+
+  take(): boolean {
+    const now = performance.now();
+    this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#at) / 1000) * this.perSecond);
+    this.#at = now;
+    if (this.#tokens >= 1) {
+      this.#tokens--;
+      return true;
+    }
+    this.dropped++;
+    return false;
   }
 }
 

@@ -90,6 +90,8 @@ export interface McpConnectOptions {
    * server refuses the call. Sampling and roots are never offered (both deprecated in 2026-07-28).
    */
   readonly onElicitation?: (request: McpElicitationRequest) => Promise<McpElicitationResult>;
+  /** Gives up the start: the connection is closed (a stdio server's process ended) and connecting fails. */
+  readonly signal?: AbortSignal;
 }
 
 /** A connected client and the little we keep about the connection. */
@@ -195,7 +197,13 @@ export async function connectMcpServer(
     });
   }
   const prior = target.prior ?? options.prior;
+  // A server that never answers its start would hold a closing gateway until the SDK's own timeout.
+  const giveUp = () => {
+    client.close().catch(() => {});
+  };
+  options.signal?.addEventListener('abort', giveUp, { once: true });
   try {
+    if (options.signal?.aborted) throw new Error('the start was given up');
     await client.connect(transport, prior ? { prior } : undefined);
   } catch (error) {
     await client.close().catch(() => {});
@@ -212,6 +220,7 @@ export async function connectMcpServer(
   }
   const negotiated: McpEra = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
   const discover: DiscoverResult | undefined = client.getDiscoverResult();
+  options.signal?.removeEventListener('abort', giveUp);
   return {
     client,
     era: negotiated,

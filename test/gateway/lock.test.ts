@@ -152,10 +152,12 @@ describe('definitionDigest', () => {
     expect(definitionDigest(changed)).not.toBe(definitionDigest(base));
   });
 
-  test('lockEntry pins the digest and the description, empty when there is none', () => {
+  test('lockEntry pins the digest, the description (empty when there is none) and the rest of the definition', () => {
+    const { name: _name, description: _description, ...rest } = addNote;
     expect(lockEntry(addNote)).toEqual({
       digest: definitionDigest(addNote),
       description: 'Adds a note to the list.',
+      definition: rest,
     });
     const { description: _none, ...bare } = listNotes;
     expect(lockEntry(bare).description).toBe('');
@@ -365,7 +367,7 @@ describe('owned names', () => {
     });
     writeLock(file, lock);
     expect(readFileSync(file, 'utf8')).toContain(
-      `"add_note": {\n          "digest": "${lockEntry(addNote).digest}",\n          "description": "Adds a note to the list.",\n          "name": "notes_add_note"\n        },`,
+      `"add_note": {\n          "digest": "${lockEntry(addNote).digest}",\n          "description": "Adds a note to the list.",\n          "name": "notes_add_note",\n          "definition": {`,
     );
     const read = readLock(file)!;
     expect(lockedServer(read, 'notes')?.tools.add_note?.name).toBe('notes_add_note');
@@ -410,6 +412,30 @@ describe('owned names', () => {
       },
       '$.servers.b.tools.u.name',
       'the tool a/t owns this name already',
+    ],
+    [
+      'a definition whose input schema is not an object',
+      {
+        version: 1,
+        servers: {
+          a: { tools: { t: { digest: DIGEST, description: '', definition: { inputSchema: 'any' } } } },
+        },
+      },
+      '$.servers.a.tools.t.definition.inputSchema',
+      'expected the JSON Schema object',
+    ],
+    [
+      'a definition with a key the lock does not know',
+      {
+        version: 1,
+        servers: {
+          a: {
+            tools: { t: { digest: DIGEST, description: '', definition: { inputSchema: {}, execute: 'x' } } },
+          },
+        },
+      },
+      '$.servers.a.tools.t.definition.execute',
+      '"inputSchema"',
     ],
   ])('%s is refused at its path', (_case, value, path, allowed) => {
     const file = join(dir, 'gateway.lock.json');

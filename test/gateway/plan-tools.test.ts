@@ -83,14 +83,41 @@ describe('planTools: names', () => {
     expect(served(result)).toEqual(['notes_search_tools ← notes/search_tools']);
   });
 
-  test('a server that has not listed yet holds the names of its pinned tools, and serves nothing', () => {
+  test('a server that has not listed yet holds the names of its pinned tools, and serves them from the lock', () => {
     const lock = pinServer(EMPTY, 'notes', [tool('read_note')]);
     const result = plan({
       servers: [server('notes'), server('other')],
       lock,
       listings: new Map([['other', [tool('read_note')]]]),
     });
-    expect(served(result)).toEqual(['other_read_note ← other/read_note']);
+    expect(served(result)).toEqual(['read_note ← notes/read_note', 'other_read_note ← other/read_note']);
+    expect(result.tools[0]?.remote).toEqual(tool('read_note'));
+  });
+
+  test('a pinned definition edited in the lock file, or one an older lock lacks, is not served before its server lists', () => {
+    const lock = pinServer(EMPTY, 'notes', [tool('read_note'), tool('list_notes')]);
+    const read = lock.servers.notes!.tools.read_note!;
+    const list = lock.servers.notes!.tools.list_notes!;
+    const edited: GatewayLock = {
+      version: 1,
+      servers: {
+        notes: {
+          tools: {
+            // The schema widened by hand: its digest no longer matches, so it is not served.
+            read_note: {
+              ...read,
+              definition: {
+                ...read.definition!,
+                inputSchema: { type: 'object', additionalProperties: true },
+              },
+            },
+            list_notes: { digest: list.digest, description: list.description },
+          },
+        },
+      },
+    };
+    const result = plan({ servers: [server('notes')], lock: edited, listings: new Map() });
+    expect(served(result)).toEqual([]);
   });
 
   test('a disabled server serves nothing and holds no name', () => {
@@ -231,7 +258,13 @@ describe('planTools: names are owned', () => {
       lock,
       listings: new Map([['alpha', [tool('echo'), tool('read_note')]]]),
     });
-    expect(served(result)).toEqual(['echo ← alpha/echo', 'alpha_read_note ← alpha/read_note']);
+    // beta's pinned tools are served from the lock meanwhile, under the names they own.
+    expect(served(result)).toEqual([
+      'echo ← alpha/echo',
+      'beta_echo ← beta/echo',
+      'read_note ← beta/read_note',
+      'alpha_read_note ← alpha/read_note',
+    ]);
   });
 
   test('swapping the config order changes no name and not the order of the list', () => {
