@@ -26,3 +26,26 @@ export function visible(text: string): string {
     (character) => `\\u{${character.codePointAt(0)!.toString(16)}}`,
   );
 }
+
+/**
+ * The last `count` lines of a text, trailing white space dropped.
+ *
+ * @example
+ * lastLines('a\nb\nc\n', 2); // 'b\nc'
+ */
+export function lastLines(text: string, count: number): string {
+  return text.trimEnd().split('\n').slice(-count).join('\n');
+}
+
+/**
+ * Each line indented by four spaces, for a block under a message.
+ *
+ * @example
+ * indentLines('a\nb'); // '    a\n    b'
+ */
+export function indentLines(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}

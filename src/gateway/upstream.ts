@@ -11,108 +11,28 @@ import {
   type McpServerTarget,
 } from '../mcp/connect.js';
 import { listServerTools, type SkippedTool } from '../mcp/import-mcp-tools.js';
+import { TokenBucket } from '../util/token-bucket.js';
+import { indentLines, lastLines } from './terminal-text.js';
+import { followListChanges, followLogs } from './upstream-notifications.js';
+import {
+  DEFAULT_RESTART_POLICY,
+  type RestartPolicy,
+  type UpstreamCall,
+  type UpstreamCallWrapper,
+  type UpstreamOptions,
+  type UpstreamState,
+  type UpstreamStatus,
+} from './upstream-types.js';
 
-/** Where an upstream server is in its life. */
-export type UpstreamState = 'starting' | 'up' | 'restarting' | 'down' | 'stopped';
-
-/** How an upstream is restarted when it fails. */
-export interface RestartPolicy {
-  /** The first wait before a restart, in milliseconds (default 500); it doubles per failure. */
-  readonly initialDelayMs: number;
-  /** The longest wait between restarts (default 30,000). */
-  readonly maxDelayMs: number;
-  /** Each wait is varied by up to this fraction either way, so that servers do not restart in step (default 0.2). */
-  readonly jitter: number;
-  /** Failures in a row before the server is marked down (default 5). */
-  readonly maxFailures: number;
-  /** Up this long, a server's failures are forgiven (default 60,000). */
-  readonly stableMs: number;
-  /** While down, one more try this rarely (default 300,000): never a restart storm. */
-  readonly downRetryMs: number;
-}
-
-export const DEFAULT_RESTART_POLICY: RestartPolicy = Object.freeze({
-  initialDelayMs: 500,
-  maxDelayMs: 30_000,
-  jitter: 0.2,
-  maxFailures: 5,
-  stableMs: 60_000,
-  downRetryMs: 300_000,
-});
-
-/** What an {@link Upstream} is told to do. */
-export interface UpstreamOptions {
-  /** The server's name in the gateway's config. */
-  readonly name: string;
-  /**
-   * Where the server is. A function is asked at every start (a sandbox is resolved then); one that
-   * throws is a configuration problem: the server is marked down at once, with that reason, and not
-   * retried until the configuration changes.
-   */
-  readonly target: () => McpServerTarget;
-  /** The era verdict kept from an earlier start (the lock), so a start does not probe again. */
-  readonly prior?: McpPriorDiscovery;
-  readonly restart?: Partial<RestartPolicy>;
-  /** Longest wait for one call in milliseconds (default 60,000); the gateway's own timeout comes first. */
-  readonly requestTimeoutMs?: number;
-  readonly probeTimeoutMs?: number;
-  /** Most tools taken from the server (default 1,000). */
-  readonly maxTools?: number;
-  readonly onElicitation?: (request: McpElicitationRequest) => Promise<McpElicitationResult>;
-  /** Wraps every `tools/call` sent to the server. */
-  readonly wrapCall?: UpstreamCallWrapper;
-  /** Told of every listing of the server's tools (at each start, and when the server says they changed). */
-  readonly onTools: (tools: readonly McpTool[], skipped: readonly SkippedTool[]) => void;
-  /** Told of every change of state. */
-  readonly onState?: (state: UpstreamState, upstream: Upstream) => void;
-  /** Lines for the operator (stderr): starts, failures, restarts. */
-  readonly log?: (line: string) => void;
-  /**
-   * Longest wait of a call made while the server has its first start under way (default 30,000 ms):
-   * the call waits for it, then answers `mcp_server_unavailable` when it is still not up.
-   */
-  readonly startTimeoutMs?: number;
-  /** Log and progress notifications taken from the server (default 50 a second, bursts of 200); more are dropped and counted. */
-  readonly notifications?: { readonly perSecond: number; readonly burst: number };
-  /** How often, at most, dropped notifications are reported on the operator log (default 10,000 ms). */
-  readonly dropReportMs?: number;
-}
-
-/** What an {@link UpstreamCallWrapper} is told of one upstream `tools/call`. */
-export interface UpstreamCall {
-  /** The server's name in the gateway's config. */
-  readonly server: string;
-  /** The tool's name on the server. */
-  readonly remoteName: string;
-  readonly era: McpEra;
-  readonly protocolVersion: string | undefined;
-  /** Restarts of the server since the gateway started. */
-  readonly restarts: number;
-}
-
-/**
- * Wraps every upstream `tools/call` (a tracing span, a metric): given the call and a `run` that sends
- * it, it answers what `run` answers.
- */
-export type UpstreamCallWrapper = <T>(call: UpstreamCall, run: () => Promise<T>) => Promise<T>;
-
-/** What the gateway reports of one upstream. */
-export interface UpstreamStatus {
-  readonly name: string;
-  readonly state: UpstreamState;
-  readonly era: McpEra | undefined;
-  readonly protocolVersion: string | undefined;
-  /** Restarts since the gateway started (a first start is not one). */
-  readonly restarts: number;
-  /** Why it last failed, when it did. */
-  readonly reason: string | undefined;
-  /** The last lines the server wrote to stderr (stdio only). */
-  readonly stderr: string;
-  /** Tools in its last listing. */
-  readonly tools: number;
-  /** Log and progress notifications dropped since the gateway started, for coming faster than the gateway takes them. */
-  readonly droppedNotifications: number;
-}
+export type {
+  RestartPolicy,
+  UpstreamCall,
+  UpstreamCallWrapper,
+  UpstreamOptions,
+  UpstreamState,
+  UpstreamStatus,
+} from './upstream-types.js';
+export { DEFAULT_RESTART_POLICY } from './upstream-types.js';
 
 const STDERR_LINES = 10;
 /** Longest wait of close() for a start under way, after giving it up. */
@@ -191,7 +111,7 @@ export class Upstream {
       protocolVersion: this.#connection?.protocolVersion,
       restarts: this.#restarts,
       reason: this.#reason,
-      stderr: lastLines(this.#stderr),
+      stderr: lastLines(this.#stderr, STDERR_LINES),
       tools: this.#tools?.length ?? 0,
       droppedNotifications: this.#bucket.dropped,
     };
@@ -353,45 +273,22 @@ export class Upstream {
       if (this.#stopping) return;
       this.#failed('the server exited or closed its connection', connection.stderrTail());
     };
-    // Log and progress notifications pass a token bucket; the gateway forwards neither, so a
-    // flood of them costs parsing only, and the drops are counted and reported.
-    connection.client.setNotificationHandler('notifications/message', (notification) => {
-      if (!this.#take()) return;
-      const { level, logger, data } = notification.params;
-      const text = typeof data === 'string' ? data : JSON.stringify(data);
-      this.#log(
-        `log ${level}${logger ? ` (${logger})` : ''}: ${sanitizeMessage(String(text).slice(0, 500))}`,
-      );
-    });
-    connection.client.setNotificationHandler('notifications/progress', () => {
-      this.#take();
-    });
+    followLogs(
+      connection,
+      () => this.#take(),
+      (line) => this.#log(line),
+    );
     try {
       await this.#list(connection);
       if (connection.client.getServerCapabilities()?.tools?.listChanged) {
-        // At most one listing in flight and one pending (issue 26 §5): 300,000 list_changed
-        // notifications in a row cost a few listings, not 300,000 queued ones.
-        let listing = false;
-        let pending = false;
-        const relist = async (): Promise<void> => {
-          listing = true;
-          try {
-            do {
-              pending = false;
-              // A failed listing keeps the previous tools.
-              await this.#list(connection).catch(() => {});
-            } while (pending && this.#connection === connection && !this.#stopping);
-          } finally {
-            listing = false;
-          }
-        };
-        connection.client.setNotificationHandler('notifications/tools/list_changed', () => {
-          if (listing) {
-            pending = true;
-            return;
-          }
-          this.#work = relist();
-        });
+        followListChanges(
+          connection,
+          () => this.#list(connection),
+          () => this.#connection === connection && !this.#stopping,
+          (work) => {
+            this.#work = work;
+          },
+        );
         if (connection.era === 'modern') await connection.client.listen({ toolsListChanged: true });
       }
     } catch (error) {
@@ -434,10 +331,10 @@ export class Upstream {
     if (wasUp && Date.now() - this.#upSince >= this.#policy.stableMs) this.#failures = 0;
     this.#failures++;
     this.#reason = sanitizeMessage(reason);
-    const tail = lastLines(this.#stderr);
+    const tail = lastLines(this.#stderr, STDERR_LINES);
     if (this.#failures >= this.#policy.maxFailures) {
       this.#log(
-        `down after ${this.#failures} failures in a row: ${this.#reason}${tail ? `\n  last stderr lines:\n${indent(tail)}` : ''}\n  Its tools answer mcp_server_unavailable; one more try in ${Math.round(this.#policy.downRetryMs / 1000)} s, or fix it and save the config.`,
+        `down after ${this.#failures} failures in a row: ${this.#reason}${tail ? `\n  last stderr lines:\n${indentLines(tail)}` : ''}\n  Its tools answer mcp_server_unavailable; one more try in ${Math.round(this.#policy.downRetryMs / 1000)} s, or fix it and save the config.`,
       );
       this.#setState('down');
       this.#settleFirst();
@@ -446,7 +343,7 @@ export class Upstream {
     }
     const delay = this.#backoff();
     this.#log(
-      `${wasUp ? 'failed' : 'could not start'}: ${this.#reason}${tail ? `\n  last stderr lines:\n${indent(tail)}` : ''}\n  restarting in ${(delay / 1000).toFixed(1)} s (failure ${this.#failures} of ${this.#policy.maxFailures}).`,
+      `${wasUp ? 'failed' : 'could not start'}: ${this.#reason}${tail ? `\n  last stderr lines:\n${indentLines(tail)}` : ''}\n  restarting in ${(delay / 1000).toFixed(1)} s (failure ${this.#failures} of ${this.#policy.maxFailures}).`,
     );
     this.#setState('restarting');
     this.#settleFirst();
@@ -500,42 +397,4 @@ export class Upstream {
   #log(line: string): void {
     this.#options.log?.(`${this.name}: ${line}`);
   }
-}
-
-/** A token bucket: `perSecond` tokens a second, at most `burst` saved up. */
-class TokenBucket {
-  readonly perSecond: number;
-  readonly #burst: number;
-  #tokens: number;
-  #at = performance.now();
-  dropped = 0;
-
-  constructor(perSecond: number, burst: number) {
-    this.perSecond = perSecond;
-    this.#burst = burst;
-    this.#tokens = burst;
-  }
-
-  take(): boolean {
-    const now = performance.now();
-    this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#at) / 1000) * this.perSecond);
-    this.#at = now;
-    if (this.#tokens >= 1) {
-      this.#tokens--;
-      return true;
-    }
-    this.dropped++;
-    return false;
-  }
-}
-
-function lastLines(text: string): string {
-  return text.trimEnd().split('\n').slice(-STDERR_LINES).join('\n');
-}
-
-function indent(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `    ${line}`)
-    .join('\n');
 }

@@ -1,0 +1,115 @@
+// The shapes of an upstream server's options, calls and status, apart from the class that runs it.
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/client';
+import type {
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpEra,
+  McpPriorDiscovery,
+  McpServerTarget,
+} from '../mcp/connect.js';
+import type { SkippedTool } from '../mcp/import-mcp-tools.js';
+
+/** Where an upstream server is in its life. */
+export type UpstreamState = 'starting' | 'up' | 'restarting' | 'down' | 'stopped';
+
+/** How an upstream is restarted when it fails. */
+export interface RestartPolicy {
+  /** The first wait before a restart, in milliseconds (default 500); it doubles per failure. */
+  readonly initialDelayMs: number;
+  /** The longest wait between restarts (default 30,000). */
+  readonly maxDelayMs: number;
+  /** Each wait is varied by up to this fraction either way, so that servers do not restart in step (default 0.2). */
+  readonly jitter: number;
+  /** Failures in a row before the server is marked down (default 5). */
+  readonly maxFailures: number;
+  /** Up this long, a server's failures are forgiven (default 60,000). */
+  readonly stableMs: number;
+  /** While down, one more try this rarely (default 300,000): never a restart storm. */
+  readonly downRetryMs: number;
+}
+
+export const DEFAULT_RESTART_POLICY: RestartPolicy = Object.freeze({
+  initialDelayMs: 500,
+  maxDelayMs: 30_000,
+  jitter: 0.2,
+  maxFailures: 5,
+  stableMs: 60_000,
+  downRetryMs: 300_000,
+});
+
+/** What an {@link UpstreamCallWrapper} is told of one upstream `tools/call`. */
+export interface UpstreamCall {
+  /** The server's name in the gateway's config. */
+  readonly server: string;
+  /** The tool's name on the server. */
+  readonly remoteName: string;
+  readonly era: McpEra;
+  readonly protocolVersion: string | undefined;
+  /** Restarts of the server since the gateway started. */
+  readonly restarts: number;
+}
+
+/**
+ * Wraps every upstream `tools/call` (a tracing span, a metric): given the call and a `run` that sends
+ * it, it answers what `run` answers.
+ */
+export type UpstreamCallWrapper = <T>(call: UpstreamCall, run: () => Promise<T>) => Promise<T>;
+
+/** What the gateway reports of one upstream. */
+export interface UpstreamStatus {
+  readonly name: string;
+  readonly state: UpstreamState;
+  readonly era: McpEra | undefined;
+  readonly protocolVersion: string | undefined;
+  /** Restarts since the gateway started (a first start is not one). */
+  readonly restarts: number;
+  /** Why it last failed, when it did. */
+  readonly reason: string | undefined;
+  /** The last lines the server wrote to stderr (stdio only). */
+  readonly stderr: string;
+  /** Tools in its last listing. */
+  readonly tools: number;
+  /** Log and progress notifications dropped since the gateway started, for coming faster than the gateway takes them. */
+  readonly droppedNotifications: number;
+}
+
+/** What an {@link Upstream} is told to do. */
+export interface UpstreamOptions {
+  /** The server's name in the gateway's config. */
+  readonly name: string;
+  /**
+   * Where the server is. A function is asked at every start (a sandbox is resolved then); one that
+   * throws is a configuration problem: the server is marked down at once, with that reason, and not
+   * retried until the configuration changes.
+   */
+  readonly target: () => McpServerTarget;
+  /** The era verdict kept from an earlier start (the lock), so a start does not probe again. */
+  readonly prior?: McpPriorDiscovery;
+  readonly restart?: Partial<RestartPolicy>;
+  /** Longest wait for one call in milliseconds (default 60,000); the gateway's own timeout comes first. */
+  readonly requestTimeoutMs?: number;
+  readonly probeTimeoutMs?: number;
+  /** Most tools taken from the server (default 1,000). */
+  readonly maxTools?: number;
+  readonly onElicitation?: (request: McpElicitationRequest) => Promise<McpElicitationResult>;
+  /** Wraps every `tools/call` sent to the server. */
+  readonly wrapCall?: UpstreamCallWrapper;
+  /** Told of every listing of the server's tools (at each start, and when the server says they changed). */
+  readonly onTools: (tools: readonly McpTool[], skipped: readonly SkippedTool[]) => void;
+  /** Told of every change of state. */
+  readonly onState?: (
+    state: UpstreamState,
+    upstream: { readonly name: string; status(): UpstreamStatus },
+  ) => void;
+  /** Lines for the operator (stderr): starts, failures, restarts. */
+  readonly log?: (line: string) => void;
+  /**
+   * Longest wait of a call made while the server has its first start under way (default 30,000 ms):
+   * the call waits for it, then answers `mcp_server_unavailable` when it is still not up.
+   */
+  readonly startTimeoutMs?: number;
+  /** Log and progress notifications taken from the server (default 50 a second, bursts of 200); more are dropped and counted. */
+  readonly notifications?: { readonly perSecond: number; readonly burst: number };
+  /** How often, at most, dropped notifications are reported on the operator log (default 10,000 ms). */
+  readonly dropReportMs?: number;
+}
