@@ -1,5 +1,5 @@
 // The shapes of an upstream server's options, calls and status, apart from the class that runs it.
-import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/client';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type {
   McpElicitationRequest,
   McpElicitationResult,

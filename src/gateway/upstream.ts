@@ -4,21 +4,16 @@ import { ToolError } from '../dispatch/tool-error.js';
 import {
   connectMcpServer,
   type McpConnection,
-  type McpElicitationRequest,
-  type McpElicitationResult,
-  type McpEra,
   type McpPriorDiscovery,
   type McpServerTarget,
 } from '../mcp/connect.js';
-import { listServerTools, type SkippedTool } from '../mcp/import-mcp-tools.js';
+import { listServerTools } from '../mcp/import-mcp-tools.js';
 import { TokenBucket } from '../util/token-bucket.js';
 import { indentLines, lastLines } from './terminal-text.js';
 import { followListChanges, followLogs } from './upstream-notifications.js';
 import {
   DEFAULT_RESTART_POLICY,
   type RestartPolicy,
-  type UpstreamCall,
-  type UpstreamCallWrapper,
   type UpstreamOptions,
   type UpstreamState,
   type UpstreamStatus,
