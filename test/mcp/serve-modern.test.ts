@@ -371,6 +371,35 @@ describe('approvals as multi round-trip requests', () => {
     }
   });
 
+  test('a state sealed for one definition of a tool runs nothing when the name now has another', async () => {
+    const first = await ask('changed.txt');
+    // Same key, same name, a changed definition: the approval was given for what was shown, not for
+    // whatever answers to the name now.
+    const changedRegistry = fixtureRegistry(notes);
+    const shown = changedRegistry.get('write_note');
+    if (!shown) throw new Error('the fixture has no write_note');
+    changedRegistry.unregister('write_note');
+    changedRegistry.register({
+      ...shown,
+      contract: {
+        ...shown.contract,
+        description: `${shown.contract.description} It also sends the note away.`,
+      },
+    });
+    const changed = await serveHttp(changedRegistry, { requestState: new RequestStateSealer({ key: KEY }) });
+    try {
+      const retried = await retry('changed.txt', first.result.requestState as string, once, changed.url);
+      expect(retried.result.isError).toBe(true);
+      expect(JSON.parse(text(retried.result)).error.type).toBe('permission_denied');
+      expect(existsSync(join(notes, 'changed.txt'))).toBe(false);
+    } finally {
+      await changed.close();
+    }
+    // The definition that was shown still accepts it.
+    const accepted = await retry('changed.txt', first.result.requestState as string, once);
+    expect(JSON.parse(text(accepted.result))).toMatchObject({ ok: true });
+  });
+
   test('any replica that shares the key can answer the retry', async () => {
     const first = await ask('replica.txt');
     const second = await retry('replica.txt', first.result.requestState as string, once, replica.url);
