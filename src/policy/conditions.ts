@@ -5,6 +5,7 @@ import {
   folderReadings,
   pathReadings,
   type ReadingContext,
+  trimInvisible,
 } from './path-readings.js';
 import type { ArgumentCondition, JsonScalar } from './policy.js';
 
@@ -163,11 +164,7 @@ function sameScalar(
 ): boolean {
   if (value === expected) return true;
   if (mode === 'every' || typeof value !== 'string' || typeof expected !== 'string') return false;
-  const fold = (text: string) =>
-    text
-      .normalize('NFKC')
-      .replace(/^[\s\u0085\u180E\u200B-\u200D\u2060\uFEFF]+|[\s\u0085\u180E\u200B-\u200D\u2060\uFEFF]+$/g, '')
-      .toLowerCase();
+  const fold = (text: string) => trimInvisible(text.normalize('NFKC')).toLowerCase();
   if (fold(value) === fold(expected)) return true;
   // A path named by `equals` is the same file however it is spelled.
   if (!PATH_LIKE.test(expected) && !PATH_LIKE.test(value)) return false;

@@ -127,14 +127,14 @@ const compiledPolicies = new WeakMap<Policy, CompiledPolicy>();
 function compile(policy: Policy): CompiledPolicy {
   let compiled = compiledPolicies.get(policy);
   if (!compiled) {
+    const denies = policy.rules
+      .map((rule, index) => [rule, index] as const)
+      .filter(([rule]) => rule.action === 'deny');
     const rules = policy.rules.map((rule, index): CompiledRule => {
       const broad = rule.action !== 'allow';
       const matchers = (patterns: readonly string[]) =>
         patterns.map((pattern) => compileGlob(broad ? foldName(pattern) : pattern));
       const source = effectiveSource(rule);
-      const denies = policy.rules
-        .map((other, otherIndex) => [other, otherIndex] as const)
-        .filter(([other]) => other.action === 'deny');
       return {
         rule,
         index,

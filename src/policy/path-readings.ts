@@ -30,6 +30,17 @@ const MAX_DECODE_ROUNDS = 3;
 // a tool that trims its argument reads the path without them, so the gate reads it both ways.
 const EDGE_INVISIBLE =
   /^[\s\u0085\u180E\u200B-\u200D\u2060\uFEFF]+|[\s\u0085\u180E\u200B-\u200D\u2060\uFEFF]+$/g;
+/**
+ * The value without white space, a byte-order mark or zero-width characters at either end: what a
+ * tool that trims its argument acts on.
+ *
+ * @example
+ * trimInvisible('\ufeff docs/a.md\u200b'); // 'docs/a.md'
+ */
+export function trimInvisible(value: string): string {
+  return value.replace(EDGE_INVISIBLE, '');
+}
+
 // Printable ASCII without %, \\, ~, a NUL or white space at either end: one spelling only.
 const PLAIN =
   /^[\x21-\x24\x26-\x5B\x5D-\x7D](?:[\x20-\x24\x26-\x5B\x5D-\x7D]*[\x21-\x24\x26-\x5B\x5D-\x7D])?$/;
@@ -93,7 +104,7 @@ let lastReadings: readonly PathReading[] | undefined;
 export function pathSpellings(value: string): readonly string[] {
   if (PLAIN.test(value)) return [value];
   const spellings = new Set<string>([value]);
-  const trimmed = value.replace(EDGE_INVISIBLE, '');
+  const trimmed = trimInvisible(value);
   spellings.add(trimmed);
   for (const start of [value, trimmed]) {
     let current = start;
@@ -102,7 +113,7 @@ export function pathSpellings(value: string): readonly string[] {
       if (decoded === current) break;
       spellings.add(decoded);
       // A decoded value can carry its own white space (`%20docs`): trim that too.
-      spellings.add(decoded.replace(EDGE_INVISIBLE, ''));
+      spellings.add(trimInvisible(decoded));
       current = decoded;
     }
   }
@@ -111,7 +122,7 @@ export function pathSpellings(value: string): readonly string[] {
     spellings.add(normalized);
     spellings.add(normalized.replace(SLASH_LIKE, '/'));
     spellings.add(spelling.replace(SLASH_LIKE, '/'));
-    spellings.add(normalized.replace(EDGE_INVISIBLE, ''));
+    spellings.add(trimInvisible(normalized));
   }
   // A NUL byte ends the path for C-level file APIs, while a JavaScript tool sees all of it: read both.
   for (const spelling of [...spellings]) {
@@ -148,16 +159,12 @@ function computeReadings(value: string, context: ReadingContext): PathReading[] 
 
 // One spelling as absolute segments: itself when absolute, `~` as home, else once against each root.
 function placeSpelling(spelling: string, context: ReadingContext): string[][] {
-  if (spelling.startsWith('/')) return [absoluteSegments(spelling)];
-  if (spelling === '~' || spelling.startsWith('~/')) {
-    return [absoluteSegments(`${context.home}/${spelling.slice(1)}`)];
-  }
   if (/^file:\/\//i.test(spelling)) {
     const rest = spelling.slice('file://'.length);
     const path = rest.startsWith('/') ? rest : rest.slice(Math.max(0, rest.indexOf('/')));
     return [absoluteSegments(path)];
   }
-  return context.roots.map((root) => absoluteSegments(`${root}/${spelling}`));
+  return startsOf(spelling, context).map(({ prefix, rest }) => absoluteSegments(`${prefix}/${rest}`));
 }
 
 // Where a spelling is read from: `/`, the home folder, or each root.
