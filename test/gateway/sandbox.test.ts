@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
   chmodSync,
@@ -25,6 +24,7 @@ import {
   sandboxedCommand,
 } from '../../src/gateway/sandbox-server.js';
 import { connectMcpServer, type McpConnection } from '../../src/mcp/connect.js';
+import { NOBODY, runAsNobody } from '../sandbox/support.js';
 import { bubblewrap } from '../support/bubblewrap.js';
 
 // A real probe server (test/fixtures/gateway/probe-server.mjs) under the real bubblewrap, reached
@@ -32,7 +32,6 @@ import { bubblewrap } from '../support/bubblewrap.js';
 // server, started directly, can.
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PROBE = join(projectRoot, 'test', 'fixtures', 'gateway', 'probe-server.mjs');
-const NOBODY = 65534;
 
 let root: string;
 let granted: string;
@@ -263,10 +262,8 @@ describe.runIf(bubblewrap.ok)('a sandboxed stdio server', () => {
       writeFileSync(join(own, 'private.txt'), 'nobody only', { mode: 0o600 });
       chownSync(own, NOBODY, NOBODY);
       chownSync(join(own, 'private.txt'), NOBODY, NOBODY);
-      const script = join(dir, 'run.mts');
       const moduleUrl = (path: string) => JSON.stringify(pathToFileURL(join(projectRoot, path)).href);
-      writeFileSync(
-        script,
+      const output = await runAsNobody(
         [
           `import { sandboxedCommand } from ${moduleUrl('src/gateway/sandbox-server.ts')};`,
           `import { connectMcpServer } from ${moduleUrl('src/mcp/connect.ts')};`,
@@ -280,28 +277,8 @@ describe.runIf(bubblewrap.ok)('a sandboxed stdio server', () => {
           'await connection.close();',
           'process.stdout.write(JSON.stringify({ uid: process.getuid(), who, read, wrote }));',
         ].join('\n'),
+        projectRoot,
       );
-      const output = await new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script], {
-          cwd: projectRoot,
-          uid: NOBODY,
-          gid: NOBODY,
-          env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          stdout += chunk.toString();
-        });
-        child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-        });
-        child.on('error', reject);
-        child.on('close', (code) =>
-          code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`)),
-        );
-      });
       expect(JSON.parse(output)).toEqual({
         uid: NOBODY,
         who: { uid: NOBODY, gid: NOBODY, cwd: '/tmp', home: '/tmp' },
