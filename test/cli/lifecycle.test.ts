@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { isServerMemoryAlive, SERVER_MEMORY_BIN, serverMemoryProcesses } from '../support/server-memory.js';
 
@@ -76,6 +76,21 @@ beforeAll(() => {
   writeFileSync(join(dir, 'failing.mts'), attaching(`() => { throw new Error('the lock file is gone'); }`));
 });
 
+// A test that fails before it stops its command must not leave the command running (and with it
+// the servers it started) once the worker ends: every run still alive is ended after each test.
+// It is asked to stop first (SIGTERM, so it ends the servers it started), and killed if it has not
+// within 10 s.
+const live = new Set<{ readonly child: ChildProcess; readonly ended: Promise<unknown> }>();
+afterEach(async () => {
+  for (const { child, ended } of live) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await ended;
+    clearTimeout(killer);
+  }
+  live.clear();
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Run {
@@ -123,6 +138,7 @@ function start(args: readonly string[], env: Record<string, string> = {}): Run {
       resolve({ code, signal });
     });
   });
+  live.add({ child, ended });
   return {
     child,
     stdout: () => stdout,
