@@ -1,4 +1,4 @@
-import { readAnthropicToolUses, toAnthropicToolResults } from '../schema/anthropic-calls.js';
+import { readAnthropicToolUses, toAnthropicToolResults } from '../calls/anthropic-calls.js';
 import { describePayload, expectArray, own, ProviderPayloadError } from '../schema/payload-error.js';
 import type { ModelAdapter, ModelTurn } from './model.js';
 import { bodyOf, isAsyncIterable, stringAt, usageOf } from './wire.js';

@@ -1,4 +1,4 @@
-import { readGeminiFunctionCalls, toGeminiFunctionResponses } from '../schema/gemini-calls.js';
+import { readGeminiFunctionCalls, toGeminiFunctionResponses } from '../calls/gemini-calls.js';
 import { describePayload, own, ProviderPayloadError } from '../schema/payload-error.js';
 import type { ModelAdapter, ModelTurn } from './model.js';
 import { isAsyncIterable, stringAt, usageOf } from './wire.js';

@@ -1,4 +1,4 @@
-import type { CallOutcome, ProviderCall } from '../schema/dispatch-calls.js';
+import type { CallOutcome, ProviderCall } from '../calls/dispatch-calls.js';
 import type { ProviderFormat, SchemaOptions } from '../schema/types.js';
 
 /** Tokens one model request used, or a run in total, as the provider's `usage` reports them. */

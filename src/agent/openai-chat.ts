@@ -1,4 +1,4 @@
-import { readOpenAIToolCalls, toOpenAIToolMessages } from '../schema/openai-calls.js';
+import { readOpenAIToolCalls, toOpenAIToolMessages } from '../calls/openai-calls.js';
 import { describePayload, expectArray, own, ProviderPayloadError } from '../schema/payload-error.js';
 import type { ModelAdapter, ModelTurn } from './model.js';
 import { bodyOf, isAsyncIterable, stringAt, usageOf } from './wire.js';

@@ -1,7 +1,7 @@
 import {
   readResponsesFunctionCalls,
   toResponsesFunctionCallOutputs,
-} from '../schema/openai-responses-calls.js';
+} from '../calls/openai-responses-calls.js';
 import { describePayload, expectArray, own, ProviderPayloadError } from '../schema/payload-error.js';
 import type { ModelAdapter, ModelTurn } from './model.js';
 import { bodyOf, isAsyncIterable, stringAt, usageOf } from './wire.js';

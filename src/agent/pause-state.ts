@@ -1,5 +1,5 @@
+import type { ProviderCall } from '../calls/dispatch-calls.js';
 import type { Envelope } from '../dispatch/envelope.js';
-import type { ProviderCall } from '../schema/dispatch-calls.js';
 import type { AgentFormat, TokenUsage } from './model.js';
 
 /** The `kind` of every state a paused run answers. */

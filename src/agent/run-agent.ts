@@ -1,13 +1,13 @@
-import type { CallOptions } from '../dispatch/call.js';
-import { permissionDeniedFailure } from '../dispatch/errors.js';
-import type { PendingApproval } from '../dispatch/gate.js';
-import type { Registry } from '../registry/registry.js';
 import {
   type CallOutcome,
   dispatchProviderCalls,
   type ProviderCall,
   type RunCallsOptions,
-} from '../schema/dispatch-calls.js';
+} from '../calls/dispatch-calls.js';
+import type { CallOptions } from '../dispatch/call.js';
+import { permissionDeniedFailure } from '../dispatch/errors.js';
+import type { PendingApproval } from '../dispatch/gate.js';
+import type { Registry } from '../registry/registry.js';
 import { toolNameMap } from '../schema/names.js';
 import type { ModelAdapter, ModelTurn, TokenUsage } from './model.js';
 import { type AgentModelError, toModelError } from './model-error.js';

@@ -6,29 +6,43 @@
  * response, dispatch them through a registry and render the envelopes as that provider's message.
  * This entry loads the tokenizer (for `countTokens`/`tokenReport`); the root entry does not.
  */
-export { toAnthropicTool } from './anthropic.js';
+
 export {
   type AnthropicToolResultBlock,
   type AnthropicToolResultMessage,
   readAnthropicToolUses,
   runAnthropicToolUses,
   toAnthropicToolResults,
-} from './anthropic-calls.js';
-export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostics.js';
+} from '../calls/anthropic-calls.js';
 export {
   type CallOutcome,
   dispatchProviderCalls,
   type ProviderCall,
   type RunCallsOptions,
-} from './dispatch-calls.js';
-export { toGeminiFunctionDeclaration } from './gemini.js';
+} from '../calls/dispatch-calls.js';
 export {
   type GeminiFunctionResponseContent,
   type GeminiFunctionResponsePart,
   readGeminiFunctionCalls,
   runGeminiFunctionCalls,
   toGeminiFunctionResponses,
-} from './gemini-calls.js';
+} from '../calls/gemini-calls.js';
+export { readMcpToolCall, runMcpToolCall } from '../calls/mcp-calls.js';
+export {
+  type OpenAIToolMessage,
+  readOpenAIToolCalls,
+  runOpenAIToolCalls,
+  toOpenAIToolMessages,
+} from '../calls/openai-calls.js';
+export {
+  type ResponsesFunctionCallOutput,
+  readResponsesFunctionCalls,
+  runResponsesFunctionCalls,
+  toResponsesFunctionCallOutputs,
+} from '../calls/openai-responses-calls.js';
+export { toAnthropicTool } from './anthropic.js';
+export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostics.js';
+export { toGeminiFunctionDeclaration } from './gemini.js';
 export { toGeminiSchema } from './gemini-schema.js';
 export {
   MCP_JSON_SCHEMA_DIALECT,
@@ -38,22 +52,9 @@ export {
   toMcpCallResult,
   toMcpTool,
 } from './mcp.js';
-export { readMcpToolCall, runMcpToolCall } from './mcp-calls.js';
 export { nameKeys, providerToolName, type ToolNameMap, toolNameMap } from './names.js';
 export { toOpenAITool } from './openai.js';
-export {
-  type OpenAIToolMessage,
-  readOpenAIToolCalls,
-  runOpenAIToolCalls,
-  toOpenAIToolMessages,
-} from './openai-calls.js';
 export { toOpenAIResponsesTool } from './openai-responses.js';
-export {
-  type ResponsesFunctionCallOutput,
-  readResponsesFunctionCalls,
-  runResponsesFunctionCalls,
-  toResponsesFunctionCallOutputs,
-} from './openai-responses-calls.js';
 export { ProviderPayloadError } from './payload-error.js';
 export { restoreStrictArguments } from './restore-strict.js';
 export { ANTHROPIC_STRICT, OPENAI_STRICT, type StrictProfile, toStrictSchema } from './strict-schema.js';

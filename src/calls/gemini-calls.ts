@@ -1,11 +1,11 @@
 import type { Registry } from '../registry/registry.js';
+import { describePayload, expectString, own, ProviderPayloadError } from '../schema/payload-error.js';
 import {
   type CallOutcome,
   dispatchProviderCalls,
   type ProviderCall,
   type RunCallsOptions,
 } from './dispatch-calls.js';
-import { describePayload, expectString, own, ProviderPayloadError } from './payload-error.js';
 
 /** A `functionResponse` part: `response.output` on success, `response.error` on failure. */
 export interface GeminiFunctionResponsePart {

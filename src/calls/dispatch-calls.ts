@@ -2,9 +2,9 @@ import type { ToolContract } from '../contract/index.js';
 import type { Envelope } from '../dispatch/envelope.js';
 import { ParseFailure, readArguments } from '../dispatch/parse.js';
 import type { CallOptions, Registry } from '../registry/registry.js';
-import { type ToolNameMap, toolNameMap } from './names.js';
-import { restoreStrictArguments } from './restore-strict.js';
-import type { ProviderFormat } from './types.js';
+import { type ToolNameMap, toolNameMap } from '../schema/names.js';
+import { restoreStrictArguments } from '../schema/restore-strict.js';
+import type { ProviderFormat } from '../schema/types.js';
 
 /** One tool call as a provider sent it, before the name is mapped back. */
 export interface ProviderCall {

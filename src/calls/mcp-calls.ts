@@ -1,7 +1,7 @@
 import type { Registry } from '../registry/registry.js';
+import { type McpCallResult, toMcpCallResult } from '../schema/mcp.js';
+import { describePayload, expectString, own, ProviderPayloadError } from '../schema/payload-error.js';
 import { dispatchProviderCalls, type ProviderCall, type RunCallsOptions } from './dispatch-calls.js';
-import { type McpCallResult, toMcpCallResult } from './mcp.js';
-import { describePayload, expectString, own, ProviderPayloadError } from './payload-error.js';
 
 /**
  * The call in MCP `tools/call` params (`{ name, arguments? }`).

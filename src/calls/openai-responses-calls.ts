@@ -1,11 +1,17 @@
 import type { Registry } from '../registry/registry.js';
 import {
+  describePayload,
+  expectArray,
+  expectString,
+  own,
+  ProviderPayloadError,
+} from '../schema/payload-error.js';
+import {
   type CallOutcome,
   dispatchProviderCalls,
   type ProviderCall,
   type RunCallsOptions,
 } from './dispatch-calls.js';
-import { describePayload, expectArray, expectString, own, ProviderPayloadError } from './payload-error.js';
 
 /** A Responses API `function_call_output` input item. */
 export interface ResponsesFunctionCallOutput {
