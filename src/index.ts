@@ -23,6 +23,7 @@ export {
   type ToolExample,
   WIDE_TOOL_NAME_PATTERN,
 } from './contract/index.js';
+export { type AnyTool, isTool, type Tool, type ToolExecuteContext, type ToolMeta } from './contract/tool.js';
 export {
   type BrokenDefault,
   type DefaultKeyword,
@@ -40,7 +41,6 @@ export {
   type StandardSchemaWithJson,
 } from './define/define-tool.js';
 export type { FromJsonSchema } from './define/from-json-schema.js';
-export { type AnyTool, isTool, type Tool, type ToolExecuteContext, type ToolMeta } from './define/tool.js';
 export {
   type AbortedError,
   type ApprovalPendingError,

@@ -1,6 +1,6 @@
 import { asSchema, type Tool } from 'ai';
 import type { JsonSchema } from '../contract/index.js';
-import type { AnyTool } from '../define/tool.js';
+import type { AnyTool } from '../contract/tool.js';
 import { ToolError } from '../dispatch/tool-error.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { type WrapToolOptions, wrapForeignTool } from '../integrations/foreign-tool.js';

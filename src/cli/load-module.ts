@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type AnyTool, isTool } from '../define/tool.js';
+import { type AnyTool, isTool } from '../contract/tool.js';
 import { Registry } from '../registry/registry.js';
 import { UsageError } from './io.js';
 

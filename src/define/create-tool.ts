@@ -6,12 +6,12 @@ import {
   type ToolContract,
   WIDE_TOOL_NAME_PATTERN,
 } from '../contract/index.js';
+import { TOOL_BRAND, type Tool, type ToolExecuteContext, type ToolMeta } from '../contract/tool.js';
 import { checkJsonSchema, jsonSchemaValidator } from '../dispatch/validate-json-schema.js';
 import type { ArgumentValidator } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { assertDefaultsMatch } from './broken-defaults.js';
-import { TOOL_BRAND, type Tool, type ToolExecuteContext, type ToolMeta } from './tool.js';
 
 /** Options of {@link createTool}. */
 export interface CreateToolOptions<Args> {

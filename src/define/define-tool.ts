@@ -10,6 +10,7 @@ import {
   type ToolEffects,
   type ToolExample,
 } from '../contract/index.js';
+import { TOOL_BRAND, type Tool, type ToolExecuteContext, type ToolMeta } from '../contract/tool.js';
 import { checkJsonSchema, jsonSchemaValidator } from '../dispatch/validate-json-schema.js';
 import { standardSchemaResultValidator } from '../dispatch/validate-result.js';
 import { standardSchemaValidator } from '../dispatch/validate-standard-schema.js';
@@ -18,7 +19,6 @@ import { ToolDefinitionError } from '../errors/index.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { assertDefaultsMatch } from './broken-defaults.js';
 import type { FromJsonSchema } from './from-json-schema.js';
-import { TOOL_BRAND, type Tool, type ToolExecuteContext, type ToolMeta } from './tool.js';
 
 /** A schema library's schema that also describes itself as JSON Schema (zod 4, arktype, valibot via toStandardJsonSchema). */
 export type StandardSchemaWithJson<Input = unknown, Output = Input> = StandardSchemaV1<Input, Output> &

@@ -1,5 +1,5 @@
 import type { ToolContract } from '../contract/index.js';
-import type { ToolMeta } from '../define/tool.js';
+import type { ToolMeta } from '../contract/tool.js';
 import type { JsonValue } from './serialize.js';
 
 /** What the gate decides for one call. `rule` names what decided, for the envelope and the audit log. */

@@ -1,34 +1,7 @@
 import type { JsonSchema } from '../contract/index.js';
+import type { IssuePath } from '../contract/validation.js';
 
-/** A path into the arguments: property names and array indexes. */
-export type IssuePath = readonly (string | number)[];
-
-/** The machine code of a validation issue. */
-export type IssueCode =
-  | 'invalid_type'
-  | 'missing_property'
-  | 'unknown_property'
-  | 'invalid_value'
-  | 'too_small'
-  | 'too_big'
-  | 'invalid_format'
-  | 'invalid_union'
-  | 'forbidden_key'
-  | 'too_deep'
-  | 'too_large'
-  | 'invalid';
-
-/**
- * One problem with the arguments, as data. `path` is rendered as `$.a.b[0]`; `expected` and
- * `received` are short phrases written for the model.
- */
-export interface ValidationIssue {
-  readonly code: IssueCode;
-  readonly path: string;
-  readonly expected: string;
-  readonly received: string;
-  readonly message: string;
-}
+export type { IssueCode, IssuePath, ValidationIssue } from '../contract/validation.js';
 
 /** Renders a path as `$`, `$.name`, `$.items[2].id` or `$["odd key"]`. */
 export function formatPath(path: IssuePath): string {

@@ -13,7 +13,7 @@
  * steps stay synchronous while nothing asynchronous happens: a synchronous tool's call settles without
  * a turn of the event loop of its own, and an async tool's costs one promise.
  */
-import type { ToolExecuteContext } from '../define/tool.js';
+import type { ToolExecuteContext } from '../contract/tool.js';
 import { closestNames } from '../util/closest.js';
 import type { CallEnd, CallOptions, CallRecord, ResultValidation, Trace } from './call.js';
 import { type Completed, failed } from './completed.js';

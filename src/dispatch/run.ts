@@ -1,5 +1,5 @@
 import type { ToolContract } from '../contract/index.js';
-import type { ToolExecuteContext } from '../define/tool.js';
+import type { ToolExecuteContext } from '../contract/tool.js';
 
 /** How a tool's run ended. */
 export type RunOutcome =

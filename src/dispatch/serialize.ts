@@ -1,5 +1,6 @@
-/** A value JSON can carry. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+import type { JsonValue } from '../contract/validation.js';
+
+export type { JsonValue } from '../contract/validation.js';
 
 /** Thrown by {@link toJsonValue} when a value refers to itself. */
 export class CircularResultError extends Error {

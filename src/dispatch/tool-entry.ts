@@ -1,5 +1,5 @@
 import type { ToolContract } from '../contract/index.js';
-import type { AnyTool } from '../define/tool.js';
+import type { AnyTool } from '../contract/tool.js';
 import type { ResultValidation } from './call.js';
 import { type ArgumentCheck, argumentCheckOf } from './validate-json-schema.js';
 import { jsonSchemaResultValidator, type ResultValidator } from './validate-result.js';

@@ -1,5 +1,5 @@
 import type { ToolContract } from '../contract/index.js';
-import type { ToolMeta } from '../define/tool.js';
+import type { ToolMeta } from '../contract/tool.js';
 import { digestOf } from '../util/digest.js';
 import { brandedContextOf } from './context-brand.js';
 

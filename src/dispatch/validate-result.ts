@@ -1,20 +1,13 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../contract/index.js';
+import type { ResultValidator, ValidationResult } from '../contract/validation.js';
 import { makeIssue } from './make-issue.js';
 import type { JsonValue } from './serialize.js';
 import { ajvFor, issuesFromAjv } from './validate-json-schema.js';
 import { issuesFromStandardSchema } from './validate-standard-schema.js';
-import type { ValidationResult } from './validation.js';
 
-/**
- * Checks what a tool returned (already made JSON-safe) against its `output` schema. The value it
- * answers is what the model reads: the result itself, or a schema library's output (zod strips keys
- * its object schema does not name, and fills defaults).
- */
-export type ResultValidator = (
-  result: JsonValue,
-) => ValidationResult<unknown> | Promise<ValidationResult<unknown>>;
+export type { ResultValidator } from '../contract/validation.js';
 
 /**
  * A validator for a JSON Schema return contract, compiled on the first result and kept. The result

@@ -1,12 +1,6 @@
-import type { ValidationIssue } from './issues.js';
+import type { ValidationIssue } from '../contract/validation.js';
 
-/** The outcome of validating a call's arguments. */
-export type ValidationResult<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly issues: readonly ValidationIssue[] };
-
-/** Validates arguments and returns the value the tool receives (with defaults applied). */
-export type ArgumentValidator<T> = (value: unknown) => ValidationResult<T> | Promise<ValidationResult<T>>;
+export type { ArgumentValidator, ValidationResult } from '../contract/validation.js';
 
 /** Most issues reported for one call; the rest are counted, not listed, so an envelope stays small. */
 export const MAX_REPORTED_ISSUES = 20;

@@ -1,4 +1,4 @@
-import type { AnyTool } from '../define/tool.js';
+import type { AnyTool } from '../contract/tool.js';
 import { checkPolicy } from '../policy/check-policy.js';
 import type { Policy } from '../policy/policy.js';
 import type { GatewayServer } from './config/types.js';

@@ -1,4 +1,4 @@
-import type { AnyTool } from '../define/tool.js';
+import type { AnyTool } from '../contract/tool.js';
 import type { Registry } from '../registry/registry.js';
 import type { PlannedTool } from './plan-tools.js';
 

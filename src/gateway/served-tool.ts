@@ -1,7 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { JsonSchema } from '../contract/index.js';
+import type { AnyTool } from '../contract/tool.js';
 import { createTool } from '../define/create-tool.js';
-import type { AnyTool } from '../define/tool.js';
 import type { BeforeCallHook } from '../dispatch/gate.js';
 import { ToolError } from '../dispatch/tool-error.js';
 import { inferCategory } from '../mcp/infer-category.js';

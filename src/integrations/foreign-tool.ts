@@ -5,8 +5,8 @@ import {
   type ToolCategory,
   type ToolEffects,
 } from '../contract/index.js';
+import type { AnyTool, ToolExecuteContext, ToolMeta } from '../contract/tool.js';
 import { createTool } from '../define/create-tool.js';
-import type { AnyTool, ToolExecuteContext, ToolMeta } from '../define/tool.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { upgradeSchema } from '../mcp/upgrade-schema.js';
 

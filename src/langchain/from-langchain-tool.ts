@@ -2,7 +2,7 @@ import { isDirectToolOutput, ToolMessage } from '@langchain/core/messages';
 import { isStructuredTool, type StructuredToolInterface } from '@langchain/core/tools';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import type { JsonSchema } from '../contract/index.js';
-import type { AnyTool } from '../define/tool.js';
+import type { AnyTool } from '../contract/tool.js';
 import { ToolError } from '../dispatch/tool-error.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { type WrapToolOptions, wrapForeignTool } from '../integrations/foreign-tool.js';

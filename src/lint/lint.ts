@@ -1,5 +1,5 @@
 import { CATEGORIES, isToolCategory, resolveEffects, type ToolContract } from '../contract/index.js';
-import { type AnyTool, isTool } from '../define/tool.js';
+import { type AnyTool, isTool } from '../contract/tool.js';
 import { closestNames } from '../util/closest.js';
 import { type LintConfig, LintConfigError, type ResolvedLintConfig, resolveLintConfig } from './config.js';
 import { parametersOf } from './parameters.js';

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Implementation, Tool as McpTool } from '@modelcontextprotocol/client';
 import type { ToolCategory } from '../contract/index.js';
+import type { AnyTool } from '../contract/tool.js';
 import type { BrokenDefault } from '../define/broken-defaults.js';
-import type { AnyTool } from '../define/tool.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
 import {

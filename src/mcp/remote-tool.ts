@@ -1,8 +1,8 @@
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/client';
 import type { JsonSchema, ToolCategory, ToolContract } from '../contract/index.js';
+import type { AnyTool } from '../contract/tool.js';
 import { type BrokenDefault, dropBrokenDefaults } from '../define/broken-defaults.js';
 import { createTool } from '../define/create-tool.js';
-import type { AnyTool } from '../define/tool.js';
 import { sanitizeMessage } from '../dispatch/sanitize.js';
 import { ToolError } from '../dispatch/tool-error.js';
 import { effectsFromAnnotations } from './infer-category.js';

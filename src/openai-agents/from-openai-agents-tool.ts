@@ -1,6 +1,6 @@
 import { type FunctionTool, RunContext } from '@openai/agents';
 import type { JsonSchema } from '../contract/index.js';
-import type { AnyTool } from '../define/tool.js';
+import type { AnyTool } from '../contract/tool.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { type WrapToolOptions, wrapForeignTool } from '../integrations/foreign-tool.js';
 

@@ -5,7 +5,7 @@ import {
   type ToolCategory,
   type ToolContract,
 } from '../contract/index.js';
-import type { ToolMeta } from '../define/tool.js';
+import type { ToolMeta } from '../contract/tool.js';
 import type { ApprovalAnswer, GateDecision, GateRequest } from '../dispatch/gate.js';
 import { toolIdentity } from '../dispatch/tool-identity.js';
 import type { CallRecord, RegistryOptions } from '../registry/registry.js';

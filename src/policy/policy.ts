@@ -1,5 +1,5 @@
 import type { ToolCategory } from '../contract/index.js';
-import type { ToolMeta } from '../define/tool.js';
+import type { ToolMeta } from '../contract/tool.js';
 
 /** What a rule, a default or the gate decides for a call. */
 export type PolicyAction = 'allow' | 'ask' | 'deny';

@@ -1,5 +1,5 @@
 import { type ToolContract, WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
-import { type AnyTool, isTool } from '../define/tool.js';
+import { type AnyTool, isTool } from '../contract/tool.js';
 import {
   type CallOptions,
   type CallRecord,
@@ -33,7 +33,7 @@ export type {
 
 // A tool's context names the registry running it; the tool's module cannot import this one, which
 // imports tools, so the type is added here.
-declare module '../define/tool.js' {
+declare module '../contract/tool.js' {
   interface ToolContextTypes {
     readonly registry: Registry;
   }

@@ -1,6 +1,6 @@
 import type { ToolContract } from '../contract/index.js';
+import type { AnyTool } from '../contract/tool.js';
 import { createTool } from '../define/create-tool.js';
-import type { AnyTool } from '../define/tool.js';
 import { brandedContextOf } from '../dispatch/context-brand.js';
 import type { FailureEnvelope } from '../dispatch/envelope.js';
 import { invalidArgumentsFailure } from '../dispatch/errors.js';

@@ -1,5 +1,5 @@
 import { CATEGORY_DEFAULTS, type ToolContract } from '../contract/index.js';
-import type { AnyTool } from '../define/tool.js';
+import type { AnyTool } from '../contract/tool.js';
 import { type LintFinding, lint } from '../lint/index.js';
 import type { PolicyDecision, PolicyGate } from '../policy/policy-gate.js';
 import type { Registry } from '../registry/registry.js';

@@ -1,6 +1,6 @@
 import { explainInvalidToolName, isToolCategory, type ToolCategory } from '../contract/index.js';
+import type { AnyTool, ToolExecuteContext } from '../contract/tool.js';
 import { createTool } from '../define/create-tool.js';
-import type { AnyTool, ToolExecuteContext } from '../define/tool.js';
 import { jsonSchemaValidator } from '../dispatch/validate-json-schema.js';
 import type { ArgumentValidator } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';

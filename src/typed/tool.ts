@@ -1,4 +1,4 @@
-import { TOOL_BRAND, type Tool, type ToolExecuteContext, type ToolMeta } from '../define/tool.js';
+import { TOOL_BRAND, type Tool, type ToolExecuteContext, type ToolMeta } from '../contract/tool.js';
 import type { ArgumentValidator } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { bindContract, checkDeclaration, type TypedDeclaration } from './bind-contract.js';

@@ -1,5 +1,5 @@
 import type { ToolCategory, ToolEffects } from '../contract/index.js';
-import type { ToolMeta } from '../define/tool.js';
+import type { ToolMeta } from '../contract/tool.js';
 import type { GeneratedContracts } from './generated-contracts.js';
 
 /** Options of {@link tool}: the generated contracts, and what the source's types cannot say. */

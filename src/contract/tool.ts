@@ -1,6 +1,5 @@
-import type { ToolContract } from '../contract/index.js';
-import type { ResultValidator } from '../dispatch/validate-result.js';
-import type { ArgumentValidator } from '../dispatch/validation.js';
+import type { ToolContract } from './tool-contract.js';
+import type { ArgumentValidator, ResultValidator } from './validation.js';
 
 /** The brand that marks a value as a toolpact tool (survives duplicate copies of the package). */
 export const TOOL_BRAND = Symbol.for('toolpact.tool');
