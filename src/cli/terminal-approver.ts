@@ -1,6 +1,6 @@
 /** The approver `toolpact call` and `toolpact run` share: `--yes`, else y/N on a terminal, else refuse. */
 import type { ApprovalRequest, PolicyApprover } from '../policy/policy-gate.js';
-import { redactValue } from '../policy/redact.js';
+import { redactValue } from '../util/redact.js';
 import type { CliIo } from './io.js';
 
 const MAX_SHOWN_ARGUMENTS = 500;

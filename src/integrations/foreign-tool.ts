@@ -8,7 +8,7 @@ import {
 import type { AnyTool, ToolExecuteContext, ToolMeta } from '../contract/tool.js';
 import { createTool } from '../define/create-tool.js';
 import { ToolDefinitionError } from '../errors/index.js';
-import { upgradeSchema } from '../mcp/upgrade-schema.js';
+import { upgradeSchema } from '../schema/upgrade-schema.js';
 
 /** Options shared by `fromAiSdkTool`, `fromLangChainTool` and `fromOpenAIAgentsTool`. */
 export interface WrapToolOptions {

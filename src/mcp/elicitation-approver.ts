@@ -1,5 +1,5 @@
 import type { ApprovalAnswer, Approver, PendingApproval } from '../dispatch/gate.js';
-import { redactValue } from '../policy/redact.js';
+import { redactValue } from '../util/redact.js';
 import { mcpContextOf } from './request-context.js';
 
 /** Options of {@link elicitationApprover}. */

@@ -3,6 +3,9 @@
  * into a Registry. This entry loads the MCP SDK's server (`@modelcontextprotocol/server`, v2); its client
  * and HTTP stacks load only when used, and the root entry loads none of it.
  */
+
+export { upgradeSchema } from '../schema/upgrade-schema.js';
+export { type TraceContext, traceContextOf } from '../util/trace-context.js';
 export {
   connectMcpServer,
   DEFAULT_PROBE_TIMEOUT_MS,
@@ -64,5 +67,3 @@ export { type HttpServeOptions, type RunningHttpServer, serveHttp } from './serv
 export { type RunningStdioServer, type StdioServeOptions, serveStdio } from './serve-stdio.js';
 export { clientOf } from './session-limits.js';
 export { splitCommandLine } from './split-command-line.js';
-export { type TraceContext, traceContextOf } from './trace-context.js';
-export { upgradeSchema } from './upgrade-schema.js';

@@ -5,10 +5,10 @@ import { type BrokenDefault, dropBrokenDefaults } from '../define/broken-default
 import { createTool } from '../define/create-tool.js';
 import { sanitizeMessage } from '../dispatch/sanitize.js';
 import { ToolError } from '../dispatch/tool-error.js';
+import { upgradeSchema } from '../schema/upgrade-schema.js';
+import { traceContextOf } from '../util/trace-context.js';
 import { effectsFromAnnotations } from './infer-category.js';
 import { remoteResultValue } from './remote-result.js';
-import { traceContextOf } from './trace-context.js';
-import { upgradeSchema } from './upgrade-schema.js';
 
 /** One remote `tools/call`, as a {@link RemoteToolOptions.call} sends it. */
 export interface RemoteCall {

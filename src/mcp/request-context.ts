@@ -14,7 +14,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { brandedContextOf, MCP_CONTEXT } from '../dispatch/context-brand.js';
-import { incomingTraceContext } from './trace-context.js';
+import { incomingTraceContext } from '../util/trace-context.js';
 
 /**
  * What a tool (and the gate) can reach of the MCP request that called it. The server passes it as the

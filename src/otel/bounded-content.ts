@@ -1,4 +1,4 @@
-import { redactText, redactValue } from '../policy/redact.js';
+import { redactText, redactValue } from '../util/redact.js';
 
 /** Default longest argument or result text put on a span or a log record, in characters. */
 export const DEFAULT_MAX_CONTENT_CHARS = 4_000;

@@ -18,9 +18,9 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { ToolContract } from '../contract/index.js';
-import { carriedTraceContext, traceparentFields } from '../mcp/trace-context.js';
 import type { PolicyDecision } from '../policy/policy-gate.js';
 import type { CallEnd, CallStart, Registry } from '../registry/registry.js';
+import { carriedTraceContext, traceparentFields } from '../util/trace-context.js';
 import { ATTRIBUTES, DURATION_BUCKETS, METRICS, SCOPE_NAME, UNKNOWN_TOOL_NAME } from './attributes.js';
 import { boundedContent, boundedText, DEFAULT_MAX_CONTENT_CHARS } from './bounded-content.js';
 

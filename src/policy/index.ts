@@ -12,6 +12,7 @@
  */
 
 export { canonicalJson, digestOf } from '../util/digest.js';
+export { REDACTED, redactText, redactValue } from '../util/redact.js';
 export { ApprovalSession } from './approval-session.js';
 export {
   type AuditEntry,
@@ -73,7 +74,6 @@ export {
 } from './policy-gate.js';
 export { queryAuditLog } from './query-audit-log.js';
 export { type AuditLogContents, readAuditLog } from './read-audit-log.js';
-export { REDACTED, redactText, redactValue } from './redact.js';
 export { type SandboxCheck, type SandboxDeclaration, sandboxOf } from './sandbox-declaration.js';
 export {
   openSqliteAuditLog,

@@ -15,9 +15,9 @@ import {
 } from '../policy/audit-rows.js';
 import type { AuditSink } from '../policy/audit-sink.js';
 import type { Policy } from '../policy/policy.js';
-import { redactValue } from '../policy/redact.js';
 import type { CallRecord } from '../registry/registry.js';
 import { digestOf } from '../util/digest.js';
+import { redactValue } from '../util/redact.js';
 import { type PostgresEventBus, postgresEventBus } from './event-bus.js';
 import { MIGRATIONS, SCHEMA_LOCK, SCHEMA_VERSION } from './schema.js';
 import { StoreError } from './store-error.js';

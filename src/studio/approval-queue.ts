@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalAnswer } from '../dispatch/gate.js';
 import type { ApprovalRequest, PolicyApprover } from '../policy/policy-gate.js';
-import { redactValue } from '../policy/redact.js';
+import { redactValue } from '../util/redact.js';
 
 /** An `ask` waiting for the person at the page. */
 export interface PendingApproval {

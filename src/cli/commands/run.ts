@@ -10,8 +10,8 @@ import {
 import type { GateDecision } from '../../dispatch/gate.js';
 import type { AuditSink } from '../../policy/audit-sink.js';
 import { createPolicyGate, type PolicyDecision } from '../../policy/policy-gate.js';
-import { redactValue } from '../../policy/redact.js';
 import { type CallRecord, Registry } from '../../registry/registry.js';
+import { redactValue } from '../../util/redact.js';
 import { parseArgs } from '../args.js';
 import { choosePolicy, openAuditOption } from '../gate-options.js';
 import type { CliIo, Command, ExitCode } from '../io.js';
