@@ -1,12 +1,12 @@
 /** The `--policy` and `--audit` options that `toolpact call` and `toolpact serve` share. */
 import { resolve } from 'node:path';
-import { openAuditLog } from '../policy/audit-log.js';
-import { type AuditSink, AuditSinkError } from '../policy/audit-sink.js';
+import { openAuditLog } from '../audit/audit-log.js';
+import { type AuditSink, AuditSinkError } from '../audit/audit-sink.js';
+import { openSqliteAuditLog } from '../audit/sqlite-audit-log.js';
 import { definePolicy } from '../policy/define-policy.js';
 import { loadPolicyFile, loadPolicyFromConfig } from '../policy/load-policy.js';
 import type { Policy } from '../policy/policy.js';
 import { PolicyError } from '../policy/policy-error.js';
-import { openSqliteAuditLog } from '../policy/sqlite-audit-log.js';
 import { UsageError } from './io.js';
 
 /**

@@ -1,7 +1,8 @@
 /** What `toolpact serve` and `toolpact gateway` share: serving a registry over stdio or HTTP. */
+
+import { combineAuditSinks } from '../audit/audit-sink.js';
 import type { UpstreamCallWrapper } from '../gateway/upstream.js';
 import type { McpServerOptions, StdioServeOptions, ToolListing } from '../mcp/index.js';
-import { combineAuditSinks } from '../policy/audit-sink.js';
 import type { Policy } from '../policy/policy.js';
 import { createPolicyGate } from '../policy/policy-gate.js';
 import type { Registry, RegistryOptions } from '../registry/registry.js';

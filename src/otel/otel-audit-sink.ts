@@ -1,6 +1,6 @@
 import type { Logger, LogRecord } from '@opentelemetry/api-logs';
-import { type AuditLogOptions, toEntry } from '../policy/audit-log.js';
-import type { AuditSink } from '../policy/audit-sink.js';
+import { type AuditLogOptions, toEntry } from '../audit/audit-log.js';
+import type { AuditSink } from '../audit/audit-sink.js';
 import type { CallRecord } from '../registry/registry.js';
 import { ATTRIBUTES } from './attributes.js';
 

@@ -11,9 +11,6 @@
  * const registry = new Registry({ ...gate.registryOptions }).register(tools);
  */
 
-export { canonicalJson, digestOf } from '../util/digest.js';
-export { REDACTED, redactText, redactValue } from '../util/redact.js';
-export { ApprovalSession } from './approval-session.js';
 export {
   type AuditEntry,
   type AuditedIssue,
@@ -21,14 +18,31 @@ export {
   type AuditLogOptions,
   openAuditLog,
   toEntry,
-} from './audit-log.js';
+} from '../audit/audit-log.js';
 export {
   type AuditQuery,
   auditEntryMatches,
   type ResolvedAuditQuery,
   resolveAuditQuery,
-} from './audit-query.js';
-export { type AuditSink, AuditSinkError, type AuditSinkErrorCode, combineAuditSinks } from './audit-sink.js';
+} from '../audit/audit-query.js';
+export {
+  type AuditSink,
+  AuditSinkError,
+  type AuditSinkErrorCode,
+  combineAuditSinks,
+} from '../audit/audit-sink.js';
+export { queryAuditLog } from '../audit/query-audit-log.js';
+export { type AuditLogContents, readAuditLog } from '../audit/read-audit-log.js';
+export {
+  openSqliteAuditLog,
+  querySqliteAuditLog,
+  SQLITE_AUDIT_SCHEMA,
+  type SqliteAuditLog,
+  type SqliteAuditLogOptions,
+} from '../audit/sqlite-audit-log.js';
+export { canonicalJson, digestOf } from '../util/digest.js';
+export { REDACTED, redactText, redactValue } from '../util/redact.js';
+export { ApprovalSession } from './approval-session.js';
 export { type Comparison, compareReach, isCarveOut } from './carve-out.js';
 export { checkPolicy, type PolicyCheck, type RefusedRule, type RuleReach } from './check-policy.js';
 export { type ReadingMode, testCondition } from './conditions.js';
@@ -72,13 +86,4 @@ export {
   type PolicyGate,
   type PolicyGateOptions,
 } from './policy-gate.js';
-export { queryAuditLog } from './query-audit-log.js';
-export { type AuditLogContents, readAuditLog } from './read-audit-log.js';
 export { type SandboxCheck, type SandboxDeclaration, sandboxOf } from './sandbox-declaration.js';
-export {
-  openSqliteAuditLog,
-  querySqliteAuditLog,
-  SQLITE_AUDIT_SCHEMA,
-  type SqliteAuditLog,
-  type SqliteAuditLogOptions,
-} from './sqlite-audit-log.js';

@@ -1,19 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Client, ClientConfig, Pool, PoolClient, PoolConfig } from 'pg';
-import type { ApprovalAnswer, ApprovalQueue, PauseAnswer, PendingApproval } from '../dispatch/gate.js';
-import { toolIdentity } from '../dispatch/tool-identity.js';
-import { mcpContextOf } from '../mcp/request-context.js';
-import { type AuditEntry, type AuditLogOptions, toEntry } from '../policy/audit-log.js';
-import { type AuditQuery, resolveAuditQuery } from '../policy/audit-query.js';
+import { type AuditEntry, type AuditLogOptions, toEntry } from '../audit/audit-log.js';
+import { type AuditQuery, resolveAuditQuery } from '../audit/audit-query.js';
 import {
   AUDIT_COLUMNS,
   type AuditRow,
   auditEntryFromRow,
   auditRow,
   auditWhere,
-} from '../policy/audit-rows.js';
-import type { AuditSink } from '../policy/audit-sink.js';
+} from '../audit/audit-rows.js';
+import type { AuditSink } from '../audit/audit-sink.js';
+import type { ApprovalAnswer, ApprovalQueue, PauseAnswer, PendingApproval } from '../dispatch/gate.js';
+import { toolIdentity } from '../dispatch/tool-identity.js';
+import { mcpContextOf } from '../mcp/request-context.js';
 import type { Policy } from '../policy/policy.js';
 import type { CallRecord } from '../registry/registry.js';
 import { digestOf } from '../util/digest.js';

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import type { AuditEntry } from '../../policy/audit-log.js';
-import type { AuditQuery } from '../../policy/audit-query.js';
-import { AuditSinkError } from '../../policy/audit-sink.js';
-import { queryAuditLog } from '../../policy/query-audit-log.js';
+import type { AuditEntry } from '../../audit/audit-log.js';
+import type { AuditQuery } from '../../audit/audit-query.js';
+import { AuditSinkError } from '../../audit/audit-sink.js';
+import { queryAuditLog } from '../../audit/query-audit-log.js';
 import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';

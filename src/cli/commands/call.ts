@@ -1,4 +1,4 @@
-import type { AuditSink } from '../../policy/audit-sink.js';
+import type { AuditSink } from '../../audit/audit-sink.js';
 import { createPolicyGate } from '../../policy/policy-gate.js';
 import { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';

@@ -7,8 +7,8 @@ import {
   openaiChat,
   runAgent,
 } from '../../agent/index.js';
+import type { AuditSink } from '../../audit/audit-sink.js';
 import type { GateDecision } from '../../dispatch/gate.js';
-import type { AuditSink } from '../../policy/audit-sink.js';
 import { createPolicyGate, type PolicyDecision } from '../../policy/policy-gate.js';
 import { type CallRecord, Registry } from '../../registry/registry.js';
 import { redactValue } from '../../util/redact.js';

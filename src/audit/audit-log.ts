@@ -1,10 +1,10 @@
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+import { delegationDepth } from '../policy/delegation-state.js';
+import type { PolicyDecision } from '../policy/policy-gate.js';
 import type { CallRecord } from '../registry/registry.js';
 import { digestOf } from '../util/digest.js';
 import { redactText, redactValue } from '../util/redact.js';
 import type { AuditSink } from './audit-sink.js';
-import { delegationDepth } from './delegation-state.js';
-import type { PolicyDecision } from './policy-gate.js';
 
 /** One line of the audit log. */
 export interface AuditEntry {
