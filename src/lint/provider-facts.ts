@@ -1,5 +1,7 @@
 import type { ToolContract } from '../contract/index.js';
-import { isProviderFormat, type ProviderFormat, tokenReport, toProviderTools } from '../schema/index.js';
+import { toProviderTools } from '../schema/to-provider-tools.js';
+import { tokenReport } from '../schema/tokens.js';
+import { isProviderFormat, type ProviderFormat } from '../schema/types.js';
 import type { ProviderDiagnostic, ProviderFacts } from './types.js';
 
 /**

@@ -11,9 +11,9 @@ import {
   auditWhere,
 } from '../audit/audit-rows.js';
 import type { AuditSink } from '../audit/audit-sink.js';
+import { brandedContextOf } from '../dispatch/context-brand.js';
 import type { ApprovalAnswer, ApprovalQueue, PauseAnswer, PendingApproval } from '../dispatch/gate.js';
 import { toolIdentity } from '../dispatch/tool-identity.js';
-import { mcpContextOf } from '../mcp/request-context.js';
 import type { Policy } from '../policy/policy.js';
 import type { CallRecord } from '../registry/registry.js';
 import { digestOf } from '../util/digest.js';
@@ -509,6 +509,21 @@ async function decideQueued(
   } finally {
     client.release();
   }
+}
+
+/**
+ * What the queue reads of the MCP request a call came in on: the store does not import the MCP
+ * server's module (nor so the MCP SDK), it reads these fields of the branded context.
+ */
+interface RequestView {
+  readonly era: 'legacy' | 'modern';
+  readonly canElicit: boolean;
+  readonly clientInfo?: { readonly name: string };
+  readonly clientCapabilities?: { readonly elicitation?: unknown };
+}
+
+function mcpContextOf(state: unknown): RequestView | undefined {
+  return brandedContextOf<RequestView>(state);
 }
 
 function pause(id: string, tool: string): PauseAnswer {

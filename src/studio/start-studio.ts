@@ -14,7 +14,7 @@ import { definePolicy } from '../policy/define-policy.js';
 import type { Policy } from '../policy/policy.js';
 import { createPolicyGate, type PolicyDecision, type PolicyGate } from '../policy/policy-gate.js';
 import type { CallRecord, Registry, RegistryOptions } from '../registry/registry.js';
-import type { PostgresStore } from '../store/index.js';
+import type { PostgresStore } from '../store/postgres-store.js';
 import { type ApprovalChoice, ApprovalQueue } from './approval-queue.js';
 import {
   type StoreQueueDecision,

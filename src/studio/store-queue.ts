@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import type { Approval, PostgresStore } from '../store/index.js';
+import type { Approval, PostgresStore } from '../store/postgres-store.js';
 
 /** The shared store's approval queue as the studio's approvals page shows it. */
 export interface StoreQueueView {

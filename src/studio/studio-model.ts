@@ -1,9 +1,11 @@
 import { CATEGORY_DEFAULTS, type ToolContract } from '../contract/index.js';
 import type { AnyTool } from '../contract/tool.js';
-import { type LintFinding, lint } from '../lint/index.js';
+import { lint } from '../lint/lint.js';
+import type { LintFinding } from '../lint/types.js';
 import type { PolicyDecision, PolicyGate } from '../policy/policy-gate.js';
 import type { Registry } from '../registry/registry.js';
-import { countTokens, toProviderTools } from '../schema/index.js';
+import { toProviderTools } from '../schema/to-provider-tools.js';
+import { countTokens } from '../schema/tokens.js';
 import type { SchemaDiagnostic } from '../schema/types.js';
 import { type DiffLine, diffJson } from './json-diff.js';
 

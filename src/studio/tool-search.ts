@@ -1,5 +1,5 @@
 import type { Registry } from '../registry/registry.js';
-import type { ToolIndex } from '../search/index.js';
+import type { ToolIndex } from '../search/create-tool-index.js';
 
 /** How a text query was answered: by the `toolpact/search` index, or by plain text filtering. */
 export type SearchEngine = 'index' | 'text';
@@ -11,7 +11,7 @@ export interface StudioSearchResult {
 }
 
 // The index is loaded with the first query, so a studio that is never searched never builds one.
-let searchModule: Promise<typeof import('../search/index.js') | undefined> | undefined;
+let searchModule: Promise<typeof import('../search/create-tool-index.js') | undefined> | undefined;
 const indexes = new WeakMap<Registry, Promise<ToolIndex | undefined>>();
 
 /**
@@ -47,8 +47,8 @@ export async function hasSearchIndex(): Promise<boolean> {
   return (await loadSearch()) !== undefined;
 }
 
-function loadSearch(): Promise<typeof import('../search/index.js') | undefined> {
-  searchModule ??= import('../search/index.js').catch(() => undefined);
+function loadSearch(): Promise<typeof import('../search/create-tool-index.js') | undefined> {
+  searchModule ??= import('../search/create-tool-index.js').catch(() => undefined);
   return searchModule;
 }
 
