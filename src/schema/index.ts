@@ -4,7 +4,7 @@
  * Each adapter is a pure function from contracts to one provider's wire shape, reporting what it
  * could not carry exactly as diagnostics. The call helpers read a provider's tool calls out of its
  * response, dispatch them through a registry and render the envelopes as that provider's message.
- * This entry loads the tokenizer (for `countTokens`/`tokenReport`); the root entry does not.
+ * The tokenizer loads on the first `countTokens`/`tokenReport`, not with the entry.
  */
 
 export {

@@ -1,4 +1,4 @@
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
 import type { ToolContract } from '../contract/index.js';
 import { toProviderTools } from './to-provider-tools.js';
 import type { ProviderFormat, SchemaOptions } from './types.js';
@@ -6,7 +6,7 @@ import type { ProviderFormat, SchemaOptions } from './types.js';
 /**
  * Tokens of `text` under o200k_base (the GPT-4o / GPT-5 family's encoding): a measure of what a tool
  * definition costs in context. Other providers tokenize differently, so read it as a yardstick for
- * comparisons, not as their bill. This module is the only one that loads the tokenizer.
+ * comparisons, not as their bill. This module is the only one that loads the tokenizer, on the first count.
  *
  * @example
  * countTokens('{"name":"read_file"}'); // 6
@@ -62,4 +62,17 @@ export function tokenReport(
     })),
     total: countTokens(JSON.stringify(tools)),
   };
+}
+
+let o200k: ((text: string) => number) | undefined;
+
+// The o200k table is megabytes of data: it loads on the first count, so importing `toolpact/schema`
+// or `toolpact/lint` does not pay for it. A synchronous require keeps `countTokens` synchronous.
+function countO200k(text: string): number {
+  o200k ??= (
+    createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as {
+      countTokens: (text: string) => number;
+    }
+  ).countTokens;
+  return o200k(text);
 }
