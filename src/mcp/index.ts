@@ -38,7 +38,7 @@ export {
   type SkippedTool,
   type UpstreamElicitation,
 } from './import-mcp-tools.js';
-export { type NamePlan, type PrefixMode, planNames, serverSlug } from './imported-names.js';
+export type { PrefixMode } from './imported-names.js';
 export { effectsFromAnnotations, inferCategory } from './infer-category.js';
 export {
   checkRequestOrigin,
@@ -50,7 +50,6 @@ export {
 export { mcpTargetFromArgument, registryFromMcp } from './registry-from-mcp.js';
 export { type McpRequestContext, mcpContextOf } from './request-context.js';
 export {
-  bindingFor,
   MemoryUsedStateStore,
   type RequestStateBinding,
   type RequestStateBindingField,
@@ -66,4 +65,3 @@ export {
 export { type HttpServeOptions, type RunningHttpServer, serveHttp } from './serve-http.js';
 export { type RunningStdioServer, type StdioServeOptions, serveStdio } from './serve-stdio.js';
 export { clientOf } from './session-limits.js';
-export { splitCommandLine } from './split-command-line.js';

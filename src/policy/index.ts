@@ -17,7 +17,6 @@ export {
   type AuditLog,
   type AuditLogOptions,
   openAuditLog,
-  toEntry,
 } from '../audit/audit-log.js';
 export {
   type AuditQuery,
@@ -45,7 +44,7 @@ export { REDACTED, redactText, redactValue } from '../util/redact.js';
 export { ApprovalSession } from './approval-session.js';
 export { type Comparison, compareReach, isCarveOut } from './carve-out.js';
 export { checkPolicy, type PolicyCheck, type RefusedRule, type RuleReach } from './check-policy.js';
-export { type ReadingMode, testCondition } from './conditions.js';
+export type { ReadingMode } from './conditions.js';
 export { definePolicy, parsePolicy } from './define-policy.js';
 export {
   createDelegateRegistry,
@@ -57,13 +56,7 @@ export { evaluatePolicy, type PolicyVerdict, specificity } from './evaluate-poli
 export { foldName } from './fold-name.js';
 export { compileGlob, type GlobMatcher } from './glob.js';
 export { loadPolicyFile, loadPolicyFromConfig } from './load-policy.js';
-export {
-  defaultReadingContext,
-  type PathReading,
-  pathReadings,
-  pathSpellings,
-  type ReadingContext,
-} from './path-readings.js';
+export { type PathReading, pathReadings, type ReadingContext } from './path-readings.js';
 export {
   type ArgumentCondition,
   effectiveSource,

@@ -1,18 +1,17 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { Registry } from '../../src/index.js';
+import { planNames, serverSlug } from '../../src/mcp/imported-names.js';
 import {
   checkRequestOrigin,
   effectsFromAnnotations,
   inferCategory,
-  planNames,
   serveHttp,
-  serverSlug,
   serveStdio,
-  splitCommandLine,
   upgradeSchema,
 } from '../../src/mcp/index.js';
 import { remoteResultValue } from '../../src/mcp/remote-result.js';
+import { splitCommandLine } from '../../src/mcp/split-command-line.js';
 
 describe('planNames', () => {
   test('free names are kept, taken ones get the server prefix', () => {

@@ -1,9 +1,10 @@
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import * as z from 'zod';
+import { toEntry } from '../../src/audit/audit-log.js';
 import { defineTool, Registry } from '../../src/index.js';
 import { AUDIT_EVENT_NAME, createOtelAuditSink, instrument } from '../../src/otel/index.js';
-import { createPolicyGate, definePolicy, toEntry } from '../../src/policy/index.js';
+import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
 import { telemetry, useAsyncContext } from './support.js';
 
 const TOKEN = `xoxb-${'98765432101'}-qwertyuiopasdf`;
