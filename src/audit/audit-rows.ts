@@ -3,25 +3,61 @@ import type { ResolvedAuditQuery } from './audit-query.js';
 
 // The columns of `audit_log`, the same in SQLite and PostgreSQL, and the rows both read and write.
 
+/**
+ * The columns of `audit_log` besides its id, in the order rows are written, each with its kind and
+ * whether it may be null. Both SQLite's table and PostgreSQL's are made from this one list.
+ */
+const AUDIT_TABLE = [
+  ['v', 'integer', true],
+  ['time', 'text', true],
+  ['time_ms', 'milliseconds', true],
+  ['tool', 'text', true],
+  ['category', 'text', false],
+  ['source', 'text', false],
+  ['call_id', 'text', false],
+  ['arguments_digest', 'text', false],
+  ['arguments', 'text', false],
+  ['decision_action', 'text', false],
+  ['decision_rule', 'text', false],
+  ['decision_reason', 'text', false],
+  ['decision_approval', 'text', false],
+  ['outcome', 'text', true],
+  ['duration_ms', 'real', true],
+  ['delegation_depth', 'integer', true],
+] as const satisfies readonly (readonly [string, AuditColumnKind, boolean])[];
+
+type AuditColumnKind = 'integer' | 'milliseconds' | 'text' | 'real';
+
 /** The columns of `audit_log` besides its id, in the order rows are written. */
-export const AUDIT_COLUMNS = [
-  'v',
-  'time',
-  'time_ms',
-  'tool',
-  'category',
-  'source',
-  'call_id',
-  'arguments_digest',
-  'arguments',
-  'decision_action',
-  'decision_rule',
-  'decision_reason',
-  'decision_approval',
-  'outcome',
-  'duration_ms',
-  'delegation_depth',
-] as const;
+export const AUDIT_COLUMNS = AUDIT_TABLE.map(([name]) => name);
+
+const COLUMN_TYPES: Readonly<Record<'sqlite' | 'postgres', Readonly<Record<AuditColumnKind, string>>>> = {
+  sqlite: { integer: 'INTEGER', milliseconds: 'INTEGER', text: 'TEXT', real: 'REAL' },
+  postgres: { integer: 'INTEGER', milliseconds: 'BIGINT', text: 'TEXT', real: 'DOUBLE PRECISION' },
+};
+
+/**
+ * The statements that create `audit_log` and its indexes in one SQL dialect, from the one column list.
+ * `ifNotExists` is for a store that opens an existing file (SQLite); a migration creates it once.
+ *
+ * @example
+ * database.exec(auditTableSql('sqlite', { ifNotExists: true }));
+ */
+export function auditTableSql(
+  dialect: 'sqlite' | 'postgres',
+  options: { readonly ifNotExists?: boolean } = {},
+): string {
+  const guard = options.ifNotExists ? 'IF NOT EXISTS ' : '';
+  const id = dialect === 'sqlite' ? 'id INTEGER PRIMARY KEY' : 'id BIGSERIAL PRIMARY KEY';
+  const columns = AUDIT_TABLE.map(
+    ([name, kind, required]) => `  ${name} ${COLUMN_TYPES[dialect][kind]}${required ? ' NOT NULL' : ''}`,
+  );
+  return [
+    `CREATE TABLE ${guard}audit_log (\n  ${id},\n${columns.join(',\n')}\n);`,
+    `CREATE INDEX ${guard}audit_log_time ON audit_log (time_ms);`,
+    `CREATE INDEX ${guard}audit_log_tool_time ON audit_log (tool, time_ms);`,
+  ].join('\n');
+}
 
 /** One row of `audit_log`. */
 export type AuditRow = { readonly [column in (typeof AUDIT_COLUMNS)[number]]: string | number | null };

@@ -3,7 +3,14 @@ import { createRequire } from 'node:module';
 import type { CallRecord } from '../registry/registry.js';
 import { type AuditEntry, type AuditLogOptions, toEntry } from './audit-log.js';
 import { type AuditQuery, type ResolvedAuditQuery, resolveAuditQuery } from './audit-query.js';
-import { AUDIT_COLUMNS, type AuditRow, auditEntryFromRow, auditRow, auditWhere } from './audit-rows.js';
+import {
+  AUDIT_COLUMNS,
+  type AuditRow,
+  auditEntryFromRow,
+  auditRow,
+  auditTableSql,
+  auditWhere,
+} from './audit-rows.js';
 import { type AuditSink, AuditSinkError } from './audit-sink.js';
 
 /** Options of {@link openSqliteAuditLog}. */
@@ -20,27 +27,7 @@ export interface SqliteAuditLog extends AuditSink {
 }
 
 /** The table every SQLite audit log holds, one row per call (the docs describe each column). */
-export const SQLITE_AUDIT_SCHEMA = `CREATE TABLE IF NOT EXISTS audit_log (
-  id INTEGER PRIMARY KEY,
-  v INTEGER NOT NULL,
-  time TEXT NOT NULL,
-  time_ms INTEGER NOT NULL,
-  tool TEXT NOT NULL,
-  category TEXT,
-  source TEXT,
-  call_id TEXT,
-  arguments_digest TEXT,
-  arguments TEXT,
-  decision_action TEXT,
-  decision_rule TEXT,
-  decision_reason TEXT,
-  decision_approval TEXT,
-  outcome TEXT NOT NULL,
-  duration_ms REAL NOT NULL,
-  delegation_depth INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS audit_log_time ON audit_log (time_ms);
-CREATE INDEX IF NOT EXISTS audit_log_tool_time ON audit_log (tool, time_ms);`;
+export const SQLITE_AUDIT_SCHEMA = auditTableSql('sqlite', { ifNotExists: true });
 
 /** The part of better-sqlite3's API this module uses. */
 interface Statement {

@@ -1,3 +1,5 @@
+import { auditTableSql } from '../audit/audit-rows.js';
+
 // The tables of the shared store, created and migrated on start (docs/deploy.md describes each).
 
 /** The advisory lock replicas take to migrate one at a time. */
@@ -8,27 +10,7 @@ export const MIGRATIONS: readonly { readonly version: number; readonly sql: stri
   {
     version: 1,
     sql: `
-CREATE TABLE audit_log (
-  id BIGSERIAL PRIMARY KEY,
-  v INTEGER NOT NULL,
-  time TEXT NOT NULL,
-  time_ms BIGINT NOT NULL,
-  tool TEXT NOT NULL,
-  category TEXT,
-  source TEXT,
-  call_id TEXT,
-  arguments_digest TEXT,
-  arguments TEXT,
-  decision_action TEXT,
-  decision_rule TEXT,
-  decision_reason TEXT,
-  decision_approval TEXT,
-  outcome TEXT NOT NULL,
-  duration_ms DOUBLE PRECISION NOT NULL,
-  delegation_depth INTEGER NOT NULL
-);
-CREATE INDEX audit_log_time ON audit_log (time_ms);
-CREATE INDEX audit_log_tool_time ON audit_log (tool, time_ms);
+${auditTableSql('postgres')}
 CREATE TABLE approvals (
   id TEXT PRIMARY KEY,
   tool TEXT NOT NULL,
