@@ -301,7 +301,7 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   #tooLong(received: number): void {
-    this.#closeReason = `it wrote a line of more than ${this.#maxLineBytes} bytes (${this.#partialBytes + received} so far, with no newline); MCP over stdio is one JSON-RPC message per line, so the connection was closed`;
+    this.#closeReason = `it wrote a line of more than ${this.#maxLineBytes} bytes (${this.#partialBytes + received} read of it); MCP over stdio is one JSON-RPC message per line, so the connection was closed. Check that the server writes nothing but JSON-RPC to stdout, or raise maxLineBytes if its messages are that big`;
     this.#clearPartial();
     this.onerror?.(new Error(`The MCP server ${this.#closeReason}.`));
     this.close().catch(() => {});
