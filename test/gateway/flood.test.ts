@@ -8,7 +8,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ToolDefinitionError } from '../../src/errors/index.js';
@@ -209,6 +209,62 @@ describe('the screen before the MCP client', () => {
       await connection.close();
     }
   }, 30_000);
+
+  test('over a transport that parses for itself, the screen runs before the client: requests and responses still pass', async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const received: JSONRPCMessage[] = [];
+    serverSide.onmessage = (message) => {
+      received.push(message);
+      if ('method' in message && message.method === 'initialize' && 'id' in message) {
+        void serverSide.send({
+          jsonrpc: '2.0',
+          id: message.id,
+          result: {
+            protocolVersion: '2025-11-25',
+            capabilities: { logging: {} },
+            serverInfo: { name: 'by-hand', version: '1.0.0' },
+          },
+        });
+      }
+    };
+    await serverSide.start();
+    const screened: string[] = [];
+    const connection = await connectMcpServer(
+      { transport: clientSide },
+      {
+        era: 'legacy',
+        screen: (notification) => {
+          screened.push(notification.method);
+          return false;
+        },
+      },
+    );
+    let handled = 0;
+    connection.client.setNotificationHandler('notifications/message', () => {
+      handled++;
+    });
+    try {
+      await serverSide.send({
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'info', data: 1 },
+      });
+      await serverSide.send({
+        jsonrpc: '2.0',
+        id: 'r1',
+        method: 'notifications/message',
+        params: { level: 'info', data: 2 },
+      });
+      await until(
+        () => received.some((message) => 'id' in message && message.id === 'r1' && !('method' in message)),
+        'the request named like a notification was answered',
+      );
+      expect(screened).toEqual(['notifications/message']);
+      expect(handled).toBe(0);
+    } finally {
+      await connection.close();
+    }
+  });
 
   test('maxLineBytes that cannot work is refused at connect', async () => {
     for (const maxLineBytes of [0, -1, 1.5, Number.NaN]) {
