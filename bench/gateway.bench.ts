@@ -24,6 +24,12 @@
  *    no server, with each server alone, and with all five. Playwright starts Chromium only for its first
  *    browser tool, so its process tree is read again after one `browser_navigate` (RSS summed, and PSS).
  *
+ * 5. Flood: one server (test/fixtures/gateway/flood-server.mjs) sends 300,000 `list_changed`, each with a
+ *    log notification, while a client calls another server's `echo` through the gateway: the latency of
+ *    those calls during the flood against the same calls with no flood (medians, p90, ratio), and the
+ *    gateway's RSS rise (peak during the flood, sampled every 20 ms, minus before it). A fresh gateway per
+ *    repetition. `GATEWAY_BENCH_ONLY=flood` runs this part alone (no Chromium needed, well under a minute).
+ *
  * The figures go to stdout and, as JSON, to `GATEWAY_BENCH_JSON` (default .toolpact-tmp/bench/gateway.json).
  * Every process started is followed to its end; one still running after its client closed is reported
  * (and then killed by its pid).
@@ -89,6 +95,15 @@ interface Bench {
 }
 
 export default async function run(): Promise<void> {
+  if (process.env.GATEWAY_BENCH_ONLY === 'flood') {
+    const dir = mkdtempSync(join(tmpdir(), 'toolpact-gateway-bench-'));
+    try {
+      await measureFlood({ dir, env: {}, leftover: [] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return;
+  }
   if (!existsSync(CHROMIUM)) {
     process.stdout.write(
       `skipped: no Chromium at ${CHROMIUM} for @playwright/mcp. Install it (Debian: apt-get install chromium) or set CHROMIUM_PATH.\n`,
@@ -123,6 +138,7 @@ export default async function run(): Promise<void> {
     const start = await measureStart(bench, five, tokens.tools);
     const wire = await measureWire(bench, start.lock, tokens);
     const memory = await measureMemory(bench, start);
+    const flood = await measureFlood(bench);
     const figures = {
       machine: {
         cpus: cpus().length,
@@ -139,6 +155,7 @@ export default async function run(): Promise<void> {
       calls,
       start: start.figures,
       memory,
+      flood,
       leftoverProcesses: bench.leftover,
       elapsedSeconds: Math.round((Date.now() - began) / 1000),
     };
@@ -667,6 +684,126 @@ function readMemory(gatewayPid: number): MemoryReading {
     else others.push({ command: command.replace(ROOT, '.'), rss });
   }
   return { gateway: rssOf(gatewayPid) ?? Number.NaN, servers, others };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 5. Flood
+
+const FLOOD_SERVER = join(ROOT, 'test', 'fixtures', 'gateway', 'flood-server.mjs');
+const FLOOD_COUNT = 300_000;
+const FLOOD_REPETITIONS = 3;
+/** Calls to the other server with no flood, and during each flood (the first two not counted). */
+const FLOOD_CALLS = 40;
+
+async function measureFlood(bench: Bench) {
+  const quiet: number[] = [];
+  const during: number[] = [];
+  const rows: {
+    rssBeforeMiB: number;
+    rssRiseMiB: number;
+    floodSeconds: number;
+    sent: number;
+    listings: number;
+  }[] = [];
+  for (let repetition = 0; repetition < FLOOD_REPETITIONS; repetition++) {
+    const log = join(bench.dir, `flood-${repetition}.log`);
+    const stop = join(bench.dir, `flood-${repetition}.stop`);
+    const config = join(bench.dir, `flood-${repetition}.json`);
+    const entry = (env: { [name: string]: string }) => ({
+      command: process.execPath,
+      args: [FLOOD_SERVER],
+      env,
+    });
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          flood: entry({ FLOOD_LOG: log, FLOOD_STOP: stop, FLOOD_COUNT: String(FLOOD_COUNT) }),
+          other: entry({}),
+        },
+        toolpact: { policy: { rules: [{ id: 'all', action: 'allow', source: 'mcp:*' }] } },
+      }),
+    );
+    const running = await spawnGateway(bench, config, join(bench.dir, `flood-${repetition}.lock.json`), {
+      expectTools: 4,
+    });
+    try {
+      const echo = async (): Promise<number> => {
+        const started = process.hrtime.bigint();
+        const result = await running.client.callTool({ name: 'other_echo', arguments: { text: 'x' } });
+        if (result.isError) throw new Error(`other_echo answered ${JSON.stringify(result)}`);
+        return Number(process.hrtime.bigint() - started) / 1e6;
+      };
+      for (let call = 0; call < FLOOD_CALLS; call++) quiet.push(await echo());
+      await sleep(SETTLE_MS);
+      const before = rssOf(running.pid) ?? Number.NaN;
+      let peak = before;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, rssOf(running.pid) ?? 0);
+      }, 20);
+      const started = process.hrtime.bigint();
+      await running.client.callTool({ name: 'flood', arguments: {} });
+      // The flood goes on until it sees the stop file: every call timed here was answered during it.
+      for (let call = 0; call < FLOOD_CALLS + 2; call++) {
+        const ms = await echo();
+        if (call >= 2) during.push(ms);
+      }
+      writeFileSync(stop, '');
+      while (!(existsSync(log) && readFileSync(log, 'utf8').includes('done '))) await sleep(10);
+      const floodSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+      clearInterval(sampler);
+      peak = Math.max(peak, rssOf(running.pid) ?? 0);
+      const [, sent, listings] = readFileSync(log, 'utf8').match(/^done (\d+) (\d+)$/m) ?? [];
+      rows.push({
+        rssBeforeMiB: mib(before),
+        rssRiseMiB: mib(peak - before),
+        floodSeconds: round1(floodSeconds),
+        sent: Number(sent),
+        listings: Number(listings),
+      });
+    } finally {
+      await running.close();
+    }
+  }
+  const quietMedian = quantile(quiet, 0.5);
+  const duringMedian = quantile(during, 0.5);
+  const figures = {
+    notifications: `${FLOOD_COUNT} list_changed, each with a log notification (more while calls go on)`,
+    repetitions: FLOOD_REPETITIONS,
+    callsPerRepetition: FLOOD_CALLS,
+    quietMs: { median: round1(quietMedian), p90: round1(quantile(quiet, 0.9)) },
+    duringMs: {
+      median: round1(duringMedian),
+      p90: round1(quantile(during, 0.9)),
+      max: round1(Math.max(...during)),
+    },
+    latencyRatio: round1(duringMedian / quietMedian),
+    rssRiseMiB: {
+      median: round1(
+        quantile(
+          rows.map((row) => row.rssRiseMiB),
+          0.5,
+        ),
+      ),
+      max: Math.max(...rows.map((row) => row.rssRiseMiB)),
+    },
+    perRepetition: rows,
+  };
+  process.stdout.write(
+    `\nFlood: another server's echo through the gateway while one server sends ${FLOOD_COUNT} list_changed + log notifications (${FLOOD_REPETITIONS} gateways, ${FLOOD_CALLS} calls each)\n\n`,
+  );
+  printRows(
+    ['', 'median ms', 'p90 ms'],
+    [
+      ['no flood', figures.quietMs.median.toFixed(1), figures.quietMs.p90.toFixed(1)],
+      ['during the flood', figures.duringMs.median.toFixed(1), figures.duringMs.p90.toFixed(1)],
+    ],
+  );
+  process.stdout.write(
+    `\nratio ${figures.latencyRatio}× (max during ${figures.duringMs.max} ms); gateway RSS rise ${rows.map((row) => `${row.rssRiseMiB}`).join(', ')} MiB from ${rows.map((row) => `${row.rssBeforeMiB}`).join(', ')}; ` +
+      `floods of ${rows.map((row) => `${row.sent} in ${row.floodSeconds} s with ${row.listings} listings`).join('; ')}.\n`,
+  );
+  return figures;
 }
 
 // ---------------------------------------------------------------------------------------------------------

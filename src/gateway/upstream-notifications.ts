@@ -1,44 +1,63 @@
 import { sanitizeMessage } from '../dispatch/sanitize.js';
-import type { McpConnection } from '../mcp/connect.js';
+import type { McpConnection, McpNotificationScreen } from '../mcp/connect.js';
 
 /**
- * Log and progress notifications of an upstream pass a token bucket (`take`); the gateway forwards
- * neither, so a flood of them costs parsing only, and the drops are counted by the bucket and
- * reported. A log line that passes is told to the operator.
+ * What an upstream's notifications cost, decided before the MCP client parses them (issue 26 §5):
+ * log and progress notifications over the rate (`take`) are dropped, `list_changed` is handed to the
+ * coalescer (`listChanged`, once the tools are followed) and never reaches the client, and anything
+ * else goes on. A flood of either costs one `JSON.parse` a message, and no garbage the client's
+ * validation would make.
  *
  * @example
- * followLogs(connection, () => bucket.take(), (line) => console.error(line));
+ * connectMcpServer(target, { screen: notificationScreen(() => bucket.take(), () => relist) });
  */
-export function followLogs(
-  connection: McpConnection,
+export function notificationScreen(
   take: () => boolean,
-  log: (line: string) => void,
-): void {
+  listChanged: () => (() => void) | undefined,
+): McpNotificationScreen {
+  return ({ method }) => {
+    switch (method) {
+      case 'notifications/message':
+      case 'notifications/progress':
+        return take();
+      case 'notifications/tools/list_changed':
+        listChanged()?.();
+        return false;
+      default:
+        return true;
+    }
+  };
+}
+
+/**
+ * Log notifications that passed the screen are told to the operator; the gateway forwards neither
+ * them nor progress.
+ *
+ * @example
+ * followLogs(connection, (line) => console.error(line));
+ */
+export function followLogs(connection: McpConnection, log: (line: string) => void): void {
   connection.client.setNotificationHandler('notifications/message', (notification) => {
-    if (!take()) return;
     const { level, logger, data } = notification.params;
     const text = typeof data === 'string' ? data : JSON.stringify(data);
     log(`log ${level}${logger ? ` (${logger})` : ''}: ${sanitizeMessage(String(text).slice(0, 500))}`);
-  });
-  connection.client.setNotificationHandler('notifications/progress', () => {
-    take();
   });
 }
 
 /**
  * `list_changed` coalesced: at most one listing in flight and one pending, so 300,000 notifications
  * in a row cost a few listings, not 300,000 queued ones. A failed listing keeps the previous tools.
- * `current` says whether the connection is still the upstream's; `working` is told of each run.
+ * `current` says whether the connection is still the upstream's; `working` is told of each run. The
+ * function returned is called for each notification.
  *
  * @example
- * followListChanges(connection, () => list(connection), () => alive, (work) => { pending = work; });
+ * const changed = coalesceListChanges(() => list(connection), () => alive, (work) => { pending = work; });
  */
-export function followListChanges(
-  connection: McpConnection,
+export function coalesceListChanges(
   list: () => Promise<void>,
   current: () => boolean,
   working: (work: Promise<void>) => void,
-): void {
+): () => void {
   let listing = false;
   let pending = false;
   const relist = async (): Promise<void> => {
@@ -52,11 +71,11 @@ export function followListChanges(
       listing = false;
     }
   };
-  connection.client.setNotificationHandler('notifications/tools/list_changed', () => {
+  return () => {
     if (listing) {
       pending = true;
       return;
     }
-    working(relist());
-  });
+    if (current()) working(relist());
+  };
 }

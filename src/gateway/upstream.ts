@@ -10,7 +10,7 @@ import {
 import { listServerTools } from '../mcp/import-mcp-tools.js';
 import { TokenBucket } from '../util/token-bucket.js';
 import { indentLines, lastLines } from './terminal-text.js';
-import { followListChanges, followLogs } from './upstream-notifications.js';
+import { coalesceListChanges, followLogs, notificationScreen } from './upstream-notifications.js';
 import {
   DEFAULT_RESTART_POLICY,
   type RestartPolicy,
@@ -243,8 +243,13 @@ export class Upstream {
       return;
     }
     let connection: McpConnection;
+    let listChanged: (() => void) | undefined;
     try {
       connection = await connectMcpServer(target, {
+        screen: notificationScreen(
+          () => this.#take(),
+          () => listChanged,
+        ),
         ...(this.#prior ? { prior: this.#prior } : {}),
         ...(this.#options.probeTimeoutMs !== undefined
           ? { probeTimeoutMs: this.#options.probeTimeoutMs }
@@ -266,18 +271,16 @@ export class Upstream {
       if (this.#connection !== connection) return;
       this.#connection = undefined;
       if (this.#stopping) return;
-      this.#failed('the server exited or closed its connection', connection.stderrTail());
+      this.#failed(
+        connection.closeReason() ?? 'the server exited or closed its connection',
+        connection.stderrTail(),
+      );
     };
-    followLogs(
-      connection,
-      () => this.#take(),
-      (line) => this.#log(line),
-    );
+    followLogs(connection, (line) => this.#log(line));
     try {
       await this.#list(connection);
       if (connection.client.getServerCapabilities()?.tools?.listChanged) {
-        followListChanges(
-          connection,
+        listChanged = coalesceListChanges(
           () => this.#list(connection),
           () => this.#connection === connection && !this.#stopping,
           (work) => {

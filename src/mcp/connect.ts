@@ -9,6 +9,9 @@ import type {
 import { sanitizeMessage } from '../dispatch/sanitize.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { sharedSchemaValidator } from './schema-validator.js';
+import type { InboundNotification, NotificationScreen } from './stdio-transport.js';
+
+export type { InboundNotification as McpInboundNotification, NotificationScreen as McpNotificationScreen };
 
 /** The v2 SDK `Client` a connection holds (`@modelcontextprotocol/client`). */
 export type McpClient = Client;
@@ -92,6 +95,20 @@ export interface McpConnectOptions {
   readonly onElicitation?: (request: McpElicitationRequest) => Promise<McpElicitationResult>;
   /** Gives up the start: the connection is closed (a stdio server's process ended) and connecting fails. */
   readonly signal?: AbortSignal;
+  /**
+   * Consulted for each notification the server sends; false drops it before the MCP client parses and
+   * validates it, so that a flood costs one `JSON.parse` a message. Over stdio it screens from the
+   * first line; over HTTP or a transport of yours, from the end of the connection's start.
+   *
+   * @example
+   * connectMcpServer(target, { screen: (notification) => notification.method !== 'notifications/progress' });
+   */
+  readonly screen?: NotificationScreen;
+  /**
+   * Over stdio, the longest line (one message) read from the server, in bytes; more without a newline
+   * closes the connection ({@link McpConnection.closeReason} says so). Default 16 MiB.
+   */
+  readonly maxLineBytes?: number;
 }
 
 /** A connected client and the little we keep about the connection. */
@@ -106,6 +123,8 @@ export interface McpConnection {
   readonly prior: McpPriorDiscovery;
   /** The last lines the server wrote to stderr (stdio only), for error messages. */
   readonly stderrTail: () => string;
+  /** Why this side closed the connection, when a protocol error of the server did (stdio only). */
+  readonly closeReason: () => string | undefined;
   close(): Promise<void>;
 }
 
@@ -133,6 +152,8 @@ export async function connectMcpServer(
 ): Promise<McpConnection> {
   let tail = '';
   let transport: Transport;
+  let closeReason: () => string | undefined = () => undefined;
+  let screened = false;
   let probeTimeoutMs = options.probeTimeoutMs;
   let what: string;
   if ('transport' in target) {
@@ -149,6 +170,13 @@ export async function connectMcpServer(
     if (typeof target.command !== 'string' || target.command.trim() === '') {
       throw new ToolDefinitionError('invalid_option', 'Give the command that starts the MCP server.');
     }
+    const maxLineBytes = options.maxLineBytes;
+    if (maxLineBytes !== undefined && !(Number.isSafeInteger(maxLineBytes) && maxLineBytes > 0)) {
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `maxLineBytes must be a positive whole number of bytes; received ${String(maxLineBytes)}. Leave it out for 16 MiB.`,
+      );
+    }
     // In a process group of its own, so that ending the server ends what it started (not on Windows,
     // which has no process groups: there the SDK's own transport). Either way the SDK runs its era
     // probe in a sibling process built by the same class, and reaps it.
@@ -159,10 +187,19 @@ export async function connectMcpServer(
       ...(target.cwd ? { cwd: target.cwd } : {}),
       stderr: 'pipe' as const,
     };
-    const stdio =
+    const grouped =
       process.platform === 'win32'
-        ? new (await import('@modelcontextprotocol/client/stdio')).StdioClientTransport(parameters)
-        : new (await import('./stdio-transport.js')).ProcessGroupStdioTransport(parameters);
+        ? undefined
+        : new (await import('./stdio-transport.js')).ProcessGroupStdioTransport(parameters, {
+            ...(options.screen ? { screen: options.screen } : {}),
+            ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
+          });
+    const stdio =
+      grouped ?? new (await import('@modelcontextprotocol/client/stdio')).StdioClientTransport(parameters);
+    if (grouped) {
+      closeReason = () => grouped.closeReason;
+      screened = true;
+    }
     // Drain the child's stderr (a full pipe would block it) and keep its end for error messages.
     stdio.stderr?.on('data', (chunk: Buffer) => {
       tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);
@@ -218,6 +255,14 @@ export async function connectMcpServer(
       { cause: error },
     );
   }
+  const screen = options.screen;
+  if (screen && !screened) {
+    const { inboundNotification } = await import('./stdio-transport.js');
+    screenAfterStart(transport, (message) => {
+      const notification = inboundNotification(message);
+      return !notification || screen(notification);
+    });
+  }
   const negotiated: McpEra = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
   const discover: DiscoverResult | undefined = client.getDiscoverResult();
   options.signal?.removeEventListener('abort', giveUp);
@@ -227,7 +272,17 @@ export async function connectMcpServer(
     protocolVersion: client.getNegotiatedProtocolVersion(),
     prior: negotiated === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' },
     stderrTail: () => tail,
+    closeReason,
     close: () => client.close(),
+  };
+}
+
+/** Puts a filter in front of the client's handling of a connected transport's messages. */
+function screenAfterStart(transport: Transport, admit: (message: unknown) => boolean): void {
+  const handle = transport.onmessage;
+  if (!handle) return;
+  transport.onmessage = (message, extra) => {
+    if (admit(message)) handle(message, extra);
   };
 }
 
