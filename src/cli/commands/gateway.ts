@@ -113,6 +113,8 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
     ...(config.search?.maxLoaded ? { maxLoaded: config.search.maxLoaded } : {}),
     fallbackApprover: cannotAsk,
     build: async (registryOptions, telemetry) => {
+      // Nothing waits for a server here: the client's initialize and server/discover are answered at
+      // once, and what comes after them waits for firstListing (see "Start from the lock").
       gateway = await startGateway({
         config,
         ...telemetry,
@@ -120,13 +122,19 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
         registry: registryOptions,
         ...(registryOptions.observe ? { audit: registryOptions.observe } : {}),
         log: (line) => io.stderr(`toolpact gateway: ${line}\n`),
+        waitForStart: false,
+        deferStart: true,
       });
       const started = gateway;
       return {
         registry: started.registry,
         listing: started.listing,
-        alwaysLoaded: alwaysLoadedNames(started),
+        get alwaysLoaded() {
+          return alwaysLoadedNames(started);
+        },
         close: () => started.close(),
+        begin: () => void started.begin(),
+        ready: () => started.firstListing(),
       };
     },
     onServing: () => {
