@@ -1,6 +1,7 @@
 import type { AnyTool } from '../contract/tool.js';
 import { checkPolicy } from '../policy/check-policy.js';
 import type { Policy } from '../policy/policy.js';
+import type { ExposedGatewayFile } from './config/own-files.js';
 import type { GatewayServer } from './config/types.js';
 import { markedFindings } from './poisoning.js';
 
@@ -64,4 +65,40 @@ export function policyNotes(policy: Policy, where: string): string[] {
       .map((rule) => `policy: rule "${rule.id}" never decides: ${rule.neverDecides?.why}`),
     ...report.refused.map((refused) => `policy: ${refused.message}`),
   ];
+}
+
+/**
+ * A server that can reach one of the gateway's own files (its config, lock or policy), as a finding of
+ * `gateway check`: counted in its exit status and listed in `--format json`, with a stable code.
+ */
+export interface ExposedFileFinding {
+  readonly code: 'gateway_file_exposed';
+  /** Always `error`: a model calling that server's tools could change what the gateway allows. */
+  readonly severity: 'error';
+  readonly server: string;
+  readonly file: { readonly role: string; readonly path: string };
+  /** How the server reaches it, and through which folder. */
+  readonly via: ExposedGatewayFile['via'];
+  readonly folder: string;
+  readonly message: string;
+}
+
+/**
+ * The findings of `gateway check` for servers that can reach the gateway's own files, sorted as
+ * `exposedGatewayFiles` answers them (by server, then file).
+ *
+ * @example
+ * const findings = exposedFileFindings(exposedGatewayFiles(config, gatewayFiles(config)));
+ * findings[0]?.code; // 'gateway_file_exposed'
+ */
+export function exposedFileFindings(exposed: readonly ExposedGatewayFile[]): ExposedFileFinding[] {
+  return exposed.map((found) => ({
+    code: 'gateway_file_exposed',
+    severity: 'error',
+    server: found.server,
+    file: { role: found.file.role, path: found.file.path },
+    via: found.via,
+    folder: found.folder,
+    message: `${found.server} can reach the gateway's ${found.file.role} ${found.file.path} (through ${found.via} ${found.folder}): a model could change what the gateway allows through it. Move the ${found.file.role} outside (toolpact gateway init writes it in ~/.config/toolpact/), or narrow the server's folders.`,
+  }));
 }

@@ -57,8 +57,17 @@ export interface GatewayOptions {
    * `watch: false`, or when the lock has no tool to list (a first start). Otherwise it resolves at
    * once, so that a client's `initialize` and `server/discover` never wait for an upstream: servers
    * still starting have their pinned tools listed from the lock, and the others join by `list_changed`.
+   * A server that serves the gateway can resolve at once in every case and wait for
+   * {@link Gateway.firstListing} before it answers a `tools/list`, as `toolpact gateway` does.
    */
   readonly waitForStart?: boolean;
+  /**
+   * Start no server until {@link Gateway.begin} (default false): the tools the lock pins are
+   * registered at once, the processes wait. `toolpact gateway` begins at a client's first message other
+   * than `server/discover`, so the process that a 2026-07-28 client starts only to learn the gateway's
+   * era, and ends at once, starts no server.
+   */
+  readonly deferStart?: boolean;
   /** Wraps every `tools/call` sent to a server (e.g. `upstreamSpans` of `toolpact/otel`). */
   readonly wrapUpstreamCall?: UpstreamCallWrapper;
   /** Longest wait for one probe of an unknown server's era (default 5,000 ms: `npx` can be slow). */
@@ -106,6 +115,17 @@ export interface Gateway {
    * definition has hidden instructions is accepted only when `accept` names it (`<server>/<tool>`).
    */
   pin(options?: { readonly accept?: readonly string[] }): void;
+  /**
+   * Starts the servers that `deferStart` held back (nothing when they were started already), and
+   * resolves once every server's first start has settled or `startTimeoutMs` passed.
+   */
+  begin(): Promise<void>;
+  /**
+   * Resolves when a `tools/list` is worth answering: at once when the lock lists the tools of an
+   * enabled server (the others join by `list_changed`); otherwise, a first start, once {@link begin}
+   * has resolved, so that a client that lists once is not listed nothing. Begins the servers.
+   */
+  firstListing(): Promise<void>;
   /** Stops every server and the watchers; the registry is closed with them. */
   close(): Promise<void>;
 }
@@ -140,7 +160,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const served = new ServedRegistry(registry, log);
   const sinks = { log, ...(options.audit ? { audit: options.audit } : {}) };
-  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
+  const startTimeoutMs = options.startTimeoutMs ?? config.startTimeoutMs ?? 30_000;
   let closing: Promise<void> | undefined;
 
   // Names are recorded in the lock once every server had its first start, so that a fresh start names
@@ -160,6 +180,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     probeTimeoutMs: options.probeTimeoutMs ?? 5_000,
     startTimeoutMs,
     ...(options.wrapUpstreamCall ? { wrapUpstreamCall: options.wrapUpstreamCall } : {}),
+    ...(options.deferStart ? { deferStart: true } : {}),
     newTools: () => config.newTools,
     changed: rebuild,
     log,
@@ -172,18 +193,24 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   for (const skipped of config.skipped) log(`${skipped.name}: skipped: ${skipped.reason}`);
   const first = await apply(config);
-  const started = settleWithin(
-    first.map((upstream) => upstream.firstAttempt),
-    startTimeoutMs,
-  ).then(() => {
-    naming = true;
-    rebuild();
-  });
+  // The start timeout runs from the moment the servers are started, not from the gateway's.
+  let started: Promise<void> | undefined;
+  const begin = () => {
+    started ??= settleWithin(
+      [...first, ...servers.begin()].map((upstream) => upstream.firstAttempt),
+      startTimeoutMs,
+    ).then(() => {
+      naming = true;
+      rebuild();
+    });
+    return started;
+  };
+  if (!options.deferStart) begin();
   // With nothing in the lock to list (a first start), clients would be listed nothing: wait as before.
   const listable = config.servers.some(
     (spec) => spec.enabled && lockedListing(lockedServer(keeper.lock, spec.name)) !== undefined,
   );
-  if (options.waitForStart ?? (options.watch === false || !listable)) await started;
+  if (options.waitForStart ?? (options.watch === false || !listable)) await begin();
 
   // Saving the config or the lock (a `gateway pin` elsewhere) takes effect without a restart.
   const watcher = watchConfig({
@@ -216,6 +243,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     pin: (options) => {
       pinEverything(keeper, servers, plan ? servedNames(plan) : [], options?.accept);
       rebuild();
+    },
+    begin,
+    firstListing: () => {
+      const starting = begin();
+      return listable ? Promise.resolve() : starting;
     },
     close() {
       closing ??= (async () => {

@@ -30,6 +30,8 @@ export interface ServerSetOptions {
   /** How long a call to a server still starting for the first time waits for it. */
   readonly startTimeoutMs?: number;
   readonly wrapUpstreamCall?: UpstreamCallWrapper;
+  /** Start no server until {@link ServerSet.begin} (default: each starts as it is applied). */
+  readonly deferStart?: boolean;
   /** `toolpact.newTools` of the config in force. */
   readonly newTools: () => 'allow' | 'withhold';
   /** A server listed its tools (or a config change was applied): the served tools are planned again. */
@@ -58,9 +60,20 @@ const NO_PLAN: ServerPlan = {
 export class ServerSet {
   readonly #options: ServerSetOptions;
   readonly #entries = new Map<string, ServerEntry>();
+  #begun: boolean;
 
   constructor(options: ServerSetOptions) {
     this.#options = options;
+    this.#begun = options.deferStart !== true;
+  }
+
+  /** Starts the servers held back by `deferStart` (once); answers their upstreams. */
+  begin(): Upstream[] {
+    if (this.#begun) return [];
+    this.#begun = true;
+    const upstreams = this.entries().flatMap((entry) => (entry.upstream ? [entry.upstream] : []));
+    for (const upstream of upstreams) upstream.start();
+    return upstreams;
   }
 
   /** Every server of the config in force, in config order. */
@@ -161,7 +174,7 @@ export class ServerSet {
       },
     });
     entry.upstream = upstream;
-    upstream.start();
+    if (this.#begun) upstream.start();
     return entry;
   }
 }

@@ -1,14 +1,14 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import { type AuditEntry, toEntry } from '../audit/audit-log.js';
 import type { BeforeCallHook, GateRequest } from '../dispatch/gate.js';
 import { ToolDefinitionError } from '../errors/index.js';
+import { jsonBodyMessage, readJsonBody } from '../mcp/json-body.js';
 import { checkRequestOrigin } from '../mcp/origin-check.js';
 import { definePolicy } from '../policy/define-policy.js';
 import type { Policy } from '../policy/policy.js';
@@ -108,6 +108,8 @@ export interface StudioCall {
 
 const HOST = '127.0.0.1';
 const MAX_BODY_BYTES = 1024 * 1024;
+/** Deepest nesting of a request body, as the MCP HTTP path allows. */
+const MAX_BODY_DEPTH = 64;
 // Calls and audit entries kept for the page; a result can be 100,000 characters, so not many more.
 const MAX_KEPT = 200;
 const HEARTBEAT_MS = 15_000;
@@ -251,7 +253,6 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
 
   const page = new Hono({ strict: false });
   page.use('*', compress());
-  page.use('/api/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(tooLarge(), 413) }));
   page.get('/', (c) => {
     const nonce = randomBytes(16).toString('base64');
     c.header('Content-Security-Policy', contentSecurityPolicy(nonce));
@@ -305,7 +306,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   page.post('/api/queue/:id', async (c) => {
     if (!queue) return c.json(noStore(), 404);
     const body = await readBody(c);
-    if (!body.ok) return c.json(body.problem, 400);
+    if (!body.ok) return c.json(body.problem, body.status);
     const decision = queueDecision(body.value);
     if (typeof decision === 'string') return c.json(problem('bad_request', decision), 400);
     try {
@@ -318,7 +319,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
 
   page.post('/api/call', async (c) => {
     const body = await readBody(c);
-    if (!body.ok) return c.json(body.problem, 400);
+    if (!body.ok) return c.json(body.problem, body.status);
     const { tool, raw } = body.value as { tool?: unknown; raw?: unknown; arguments?: unknown };
     const hasArguments = Object.hasOwn(body.value, 'arguments');
     if (typeof tool !== 'string' || tool === '') {
@@ -355,7 +356,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
 
   page.post('/api/approvals/:id', async (c) => {
     const body = await readBody(c);
-    if (!body.ok) return c.json(body.problem, 400);
+    if (!body.ok) return c.json(body.problem, body.status);
     const choice = approvalChoice(body.value);
     if (typeof choice === 'string') return c.json(problem('bad_request', choice), 400);
     if (!approvals.answer(c.req.param('id'), choice)) {
@@ -484,26 +485,39 @@ function queueDecision(value: Record<string, unknown>): StoreQueueDecision | str
   return { action, ...(by ? { by } : {}), ...(reason ? { reason } : {}) };
 }
 
-function tooLarge() {
-  return problem('too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes; send less.`);
-}
-
+/**
+ * A request's JSON object, read within the limits the MCP HTTP path holds bodies to: a body over
+ * `MAX_BODY_BYTES` is 413 (refused from its Content-Length before a byte is read, or as soon as it
+ * grows past it), one nested deeper than `MAX_BODY_DEPTH` is 400 before it is parsed.
+ */
 async function readBody(
   c: Context,
 ): Promise<
-  { ok: true; value: Record<string, unknown> } | { ok: false; problem: ReturnType<typeof problem> }
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; status: 400 | 413; problem: ReturnType<typeof problem> }
 > {
-  let value: unknown;
-  try {
-    value = JSON.parse(await c.req.text());
-  } catch {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming) throw new Error('The studio reads request bodies from a Node.js server only.');
+  const body = await readJsonBody(incoming, { maxBytes: MAX_BODY_BYTES, maxDepth: MAX_BODY_DEPTH });
+  if (!body.ok) {
+    if (body.reason === 'not_json') {
+      return {
+        ok: false,
+        status: 400,
+        problem: problem('bad_request', 'The request body is not JSON; send a JSON object.'),
+      };
+    }
+    // The connection is closed after the answer: the rest of an oversized body is never read.
+    if (body.reason === 'too_large') c.header('Connection', 'close');
+    return { ok: false, status: body.status, problem: problem(body.reason, jsonBodyMessage(body)) };
+  }
+  const value = body.value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return {
       ok: false,
-      problem: problem('bad_request', 'The request body is not JSON; send a JSON object.'),
+      status: 400,
+      problem: problem('bad_request', `Send a JSON object, received ${describe(value)}.`),
     };
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, problem: problem('bad_request', `Send a JSON object, received ${describe(value)}.`) };
   }
   return { ok: true, value: value as Record<string, unknown> };
 }

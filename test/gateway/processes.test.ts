@@ -52,6 +52,16 @@ function survivors(text: string, except: readonly number[] = []): { pid: number;
   return found;
 }
 
+/** Whether a process has a handler for SIGTERM (bit 14 of SigCgt in /proc/<pid>/status). */
+function catchesTerm(pid: number): boolean {
+  try {
+    const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return caught !== undefined && (BigInt(`0x${caught}`) & (1n << 14n)) !== 0n;
+  } catch {
+    return false;
+  }
+}
+
 /** Waits (bounded) until no process carries the marker but `except`; fails listing the survivors. */
 async function noneLeft(except: readonly number[] = []): Promise<void> {
   const deadline = Date.now() + GONE_WITHIN_MS;
@@ -104,13 +114,27 @@ async function startGateway(config: string): Promise<{ child: ChildProcess; exit
     stderr += chunk.toString('utf8');
   });
   child.stdout?.resume();
+  // As a host does: the servers start at the client's first message other than server/discover.
+  child.stdin?.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1.0.0' } } })}\n`,
+  );
   try {
     await until(() => / on stdio\./.test(stderr), 'the gateway serves on stdio', 30_000);
+    // The gateway, its server and the server's grandchild: the count below can see what it must not find.
+    // ...and its server is up (started at the initialize above, after the gateway serves), with the
+    // grandchild's SIGTERM handler in place (the signal's bit in its caught set): the ways below that
+    // rely on it ignoring SIGTERM do not race its start.
+    await until(
+      () =>
+        /: up: /.test(stderr) &&
+        survivors(marker).some(({ pid, argv }) => argv.includes('term-ignored') && catchesTerm(pid)),
+      'the server is up and its grandchild runs',
+      30_000,
+    );
+    expect(survivors(marker).length).toBeGreaterThanOrEqual(3);
   } catch (error) {
     throw new Error(`${(error as Error).message}; it wrote:\n${stderr}`);
   }
-  // The gateway, its server and the server's grandchild: the count below can see what it must not find.
-  expect(survivors(marker).length).toBeGreaterThanOrEqual(3);
   return { child, exited };
 }
 

@@ -3,10 +3,11 @@ import { createPolicyGate } from '../../policy/policy-gate.js';
 import { Registry } from '../../registry/registry.js';
 import { parseArgs } from '../args.js';
 import { choosePolicy, openAuditOption } from '../gate-options.js';
-import type { Command } from '../io.js';
+import type { CliIo, Command, ExitCode } from '../io.js';
 import { UsageError } from '../io.js';
 import { closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
+import { endProcessGroupsOnSignal } from '../stop-signal.js';
 import { terminalApprover } from '../terminal-approver.js';
 
 /** `toolpact call <module> <tool> '<json>'`: dispatch one call through the permission gate and print the envelope. */
@@ -49,26 +50,44 @@ export const command: Command = {
         throw new UsageError('--timeout needs a positive number of milliseconds.');
     }
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
-    const loaded = await loadRegistry(modulePath, io.cwd);
-    // The CLI's registry (its gate over the module's tools) owns the module's registry and the audit
-    // log, so one close releases both, and the module's connections with them.
-    let registry: Registry | undefined;
-    let audit: AuditSink | undefined;
+    // A one-shot command: a signal ends the MCP servers the module started, then the process.
+    const groups = endProcessGroupsOnSignal('exit');
     try {
-      audit = openAuditOption(flags.audit, io.cwd);
-      const gate = createPolicyGate(policy, {
-        approver: terminalApprover(io, { yes: flags.yes === true, command: 'call' }),
-        ...(audit ? { observe: audit.observe } : {}),
-      });
-      registry = ownLoaded(new Registry({ ...gate.registryOptions }), loaded);
-      if (audit) registry.own(audit);
-      registry.register(loaded.list());
-      const text = await registry.dispatch(toolName, json ?? '{}', timeoutMs ? { timeoutMs } : undefined);
-      io.stdout(`${text}\n`);
-      return (JSON.parse(text) as { ok: boolean }).ok ? 0 : 1;
+      return await callTool(modulePath, toolName, json, timeoutMs, policy, flags, io);
     } finally {
-      if (!registry) audit?.close();
-      await closeWithin(registry ?? loaded, io, 'call');
+      groups.dispose();
     }
   },
 };
+
+async function callTool(
+  modulePath: string,
+  toolName: string,
+  json: string | undefined,
+  timeoutMs: number | undefined,
+  policy: Awaited<ReturnType<typeof choosePolicy>>,
+  flags: { readonly [name: string]: string | boolean | undefined },
+  io: CliIo,
+): Promise<ExitCode> {
+  const loaded = await loadRegistry(modulePath, io.cwd);
+  // The CLI's registry (its gate over the module's tools) owns the module's registry and the audit
+  // log, so one close releases both, and the module's connections with them.
+  let registry: Registry | undefined;
+  let audit: AuditSink | undefined;
+  try {
+    audit = openAuditOption(flags.audit, io.cwd);
+    const gate = createPolicyGate(policy, {
+      approver: terminalApprover(io, { yes: flags.yes === true, command: 'call' }),
+      ...(audit ? { observe: audit.observe } : {}),
+    });
+    registry = ownLoaded(new Registry({ ...gate.registryOptions }), loaded);
+    if (audit) registry.own(audit);
+    registry.register(loaded.list());
+    const text = await registry.dispatch(toolName, json ?? '{}', timeoutMs ? { timeoutMs } : undefined);
+    io.stdout(`${text}\n`);
+    return (JSON.parse(text) as { ok: boolean }).ok ? 0 : 1;
+  } finally {
+    if (!registry) audit?.close();
+    await closeWithin(registry ?? loaded, io, 'call');
+  }
+}

@@ -2,7 +2,12 @@ import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { PendingApproval } from '../../dispatch/gate.js';
-import { policyNotes, serverNotes } from '../../gateway/check-notes.js';
+import {
+  type ExposedFileFinding,
+  exposedFileFindings,
+  policyNotes,
+  serverNotes,
+} from '../../gateway/check-notes.js';
 import type { GatewayConfig } from '../../gateway/config/index.js';
 import type { Gateway, GatewayServerStatus, NameCollision } from '../../gateway/gateway.js';
 import { checkGatewayPolicy } from '../../gateway/gateway-policy.js';
@@ -59,8 +64,9 @@ export const command: Command = {
     'check   starts each server once and prints its tools and tokens, the lint summary (overrides',
     '        applied), which stdio servers run unsandboxed, and what changed since the lock. Exit 1 when',
     '        it found something (a server that did not start, a changed or new withheld definition, an',
-    '        unsandboxed stdio server, a lint error); 0 otherwise. --install installs the packages of',
-    '        sandboxed npx servers first, so that they can start without the network.',
+    "        unsandboxed stdio server, a server that can reach the gateway's own files, a lint error); 0",
+    '        otherwise; --format json lists each one. --install installs the packages of sandboxed npx',
+    '        servers first, so that they can start without the network.',
   ].join('\n'),
   async run(args, io) {
     const [sub] = args;
@@ -113,6 +119,8 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
     ...(config.search?.maxLoaded ? { maxLoaded: config.search.maxLoaded } : {}),
     fallbackApprover: cannotAsk,
     build: async (registryOptions, telemetry) => {
+      // Nothing waits for a server here: the client's initialize and server/discover are answered at
+      // once, and what comes after them waits for firstListing (see "Start from the lock").
       gateway = await startGateway({
         config,
         ...telemetry,
@@ -120,13 +128,19 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
         registry: registryOptions,
         ...(registryOptions.observe ? { audit: registryOptions.observe } : {}),
         log: (line) => io.stderr(`toolpact gateway: ${line}\n`),
+        waitForStart: false,
+        deferStart: true,
       });
       const started = gateway;
       return {
         registry: started.registry,
         listing: started.listing,
-        alwaysLoaded: alwaysLoadedNames(started),
+        get alwaysLoaded() {
+          return alwaysLoadedNames(started);
+        },
         close: () => started.close(),
+        begin: () => void started.begin(),
+        ready: () => started.firstListing(),
       };
     },
     onServing: () => {
@@ -177,7 +191,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
     throw new UsageError(`--format takes table or json, received "${String(format)}".`);
   }
   const config = await readConfig(flags.config, io);
-  await warnExposedFiles(config, flags.lock, io);
+  const exposed = await warnExposedFiles(config, flags.lock, io);
   if (flags.install === true) await installPackages(config, io);
   const gateway = await startOnce(config, flags.lock, io, 'read-only');
   try {
@@ -223,6 +237,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
     const findings =
       failed.length +
       policy.length +
+      exposed.length +
       reports.reduce(
         (sum, server) => sum + server.withheld.length + (server.unsandboxed ? 1 : 0) + server.lint.errors,
         0,
@@ -235,6 +250,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
             servers: reports,
             skipped: config.skipped,
             policy,
+            exposed,
             totals: {
               tools: reports.reduce((sum, server) => sum + server.served.length, 0),
               openai: reports.reduce((sum, server) => sum + server.tokens.openai, 0),
@@ -464,19 +480,17 @@ function settingsOf(section: object, entries: { readonly [name: string]: unknown
   return { ...section, servers: Object.fromEntries(kept) };
 }
 
-/** For `check`: each server, sandboxed or not, that can reach one of the gateway's files. */
+/** For `check`: each server, sandboxed or not, that can reach one of the gateway's files, said and answered as findings. */
 async function warnExposedFiles(
   config: GatewayConfig,
   lock: string | boolean | undefined,
   io: CliIo,
-): Promise<void> {
+): Promise<ExposedFileFinding[]> {
   const { exposedGatewayFiles, gatewayFiles } = await import('../../gateway/config/index.js');
   const files = gatewayFiles(config, typeof lock === 'string' ? { lock: resolve(io.cwd, lock) } : {});
-  for (const found of exposedGatewayFiles(config, files)) {
-    io.stderr(
-      `toolpact gateway check: ${found.server} can reach the gateway's ${found.file.role} ${found.file.path} (through ${found.via} ${found.folder}): a model could change what the gateway allows through it. Move the ${found.file.role} outside (toolpact gateway init writes it in ~/.config/toolpact/), or narrow the server's folders.\n`,
-    );
-  }
+  const findings = exposedFileFindings(exposedGatewayFiles(config, files));
+  for (const finding of findings) io.stderr(`toolpact gateway check: ${finding.message}\n`);
+  return findings;
 }
 
 /** `--lock`, `--policy` and `--audit` name gateway files too: no sandbox grant may hold one. */

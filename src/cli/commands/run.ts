@@ -18,7 +18,7 @@ import type { CliIo, Command, ExitCode } from '../io.js';
 import { UsageError } from '../io.js';
 import { closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
-import { stopSignal } from '../stop-signal.js';
+import { endProcessGroupsOnSignal, stopSignal } from '../stop-signal.js';
 import { terminalApprover } from '../terminal-approver.js';
 
 const PROVIDERS = ['openai', 'openai-compatible', 'anthropic', 'gemini'] as const;
@@ -100,11 +100,15 @@ export const command: Command = {
     const { adapter, url } = await connect(setup, io);
 
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
-    const loaded = await loadRegistry(modulePath, io.cwd);
+    // The module may start MCP servers as it loads (importMcpTools over stdio): a signal then ends them.
+    const loading = endProcessGroupsOnSignal('exit');
+    const loaded = await loadRegistry(modulePath, io.cwd).finally(() => loading.dispose());
     const spinner = new Spinner(io);
     const decisions = new Map<string, GateDecision | undefined>();
     // SIGINT or SIGTERM stops the loop (the model's answer so far is printed), then everything closes.
     const stop = stopSignal();
+    // Kept through the shutdown: a signal during it ends the module's MCP servers instead of orphaning them.
+    const groups = endProcessGroupsOnSignal('shutdown');
     const controller = new AbortController();
     void stop.signalled.then((signal) => {
       spinner.stop();
@@ -152,6 +156,7 @@ export const command: Command = {
       stop.dispose();
       if (!registry) audit?.close();
       await closeWithin(registry ?? loaded, io, 'run');
+      groups.dispose();
     }
   },
 };

@@ -6,6 +6,7 @@ import { UsageError } from '../io.js';
 import { closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
 import { SERVE_FLAG_USAGE, SERVE_FLAGS, serveTools } from '../serve-tools.js';
+import { endProcessGroupsOnSignal } from '../stop-signal.js';
 
 /**
  * `toolpact serve <module>`: the module's tools as an MCP server, over stdio or Streamable HTTP.
@@ -43,8 +44,13 @@ export const command: Command = {
     if (!modulePath) throw new UsageError('Give a module of tools to serve.');
     if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}.`);
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
-    const loaded = await loadRegistry(modulePath, io.cwd);
+    // The module may start MCP servers as it loads (importMcpTools over stdio): a signal then ends them.
+    const loading = endProcessGroupsOnSignal('exit');
+    const loaded = await loadRegistry(modulePath, io.cwd).finally(() => loading.dispose());
     let served: Registry | undefined;
+    // Installed in the same tick as serveTools' own stop signal, and kept through its shutdown: a signal
+    // during it (the client closed stdin, then sends SIGTERM) ends those servers instead of orphaning them.
+    const groups = endProcessGroupsOnSignal('shutdown');
     try {
       return await serveTools(io, {
         command: 'serve',
@@ -60,6 +66,7 @@ export const command: Command = {
     } finally {
       // Built or not, what the module opened is closed.
       if (!served) await closeWithin(loaded, io, 'serve');
+      groups.dispose();
     }
   },
 };

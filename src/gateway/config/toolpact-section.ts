@@ -5,7 +5,7 @@ import { resolvePath, type VariableScope } from './variables.js';
 
 export const HOST_DIALECTS: readonly HostDialect[] = ['claude-desktop', 'claude-code', 'cursor', 'vscode'];
 
-const SECTION_KEYS = ['host', 'policy', 'servers', 'search', 'newTools', 'lock'];
+const SECTION_KEYS = ['host', 'policy', 'servers', 'search', 'newTools', 'lock', 'startTimeoutMs'];
 const SERVER_KEYS = ['enabled', 'prefix', 'timeoutMs', 'sandbox', 'alwaysLoaded', 'roots', 'tools'];
 const SANDBOX_KEYS = ['read', 'write', 'network'];
 const TOOL_KEYS = ['description', 'title', 'category', 'parameters', 'hidden'];
@@ -30,6 +30,7 @@ export interface ToolpactSection {
   readonly search?: { readonly maxLoaded?: number };
   readonly newTools: 'allow' | 'withhold';
   readonly lock?: string;
+  readonly startTimeoutMs?: number;
 }
 
 const ROOT = '$.toolpact';
@@ -105,6 +106,18 @@ export function parseToolpactSection(section: unknown, scope: VariableScope, bas
       );
     }
     result.lock = resolvePath(section.lock, `${ROOT}.lock`, scope, base);
+  }
+  if (section.startTimeoutMs !== undefined) {
+    const value = section.startTimeoutMs;
+    // A timer cannot wait longer than about 24.8 days; ten minutes is more than any server needs.
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0 || value > 600_000) {
+      invalid(
+        scope,
+        `${ROOT}.startTimeoutMs`,
+        `must be a whole number of milliseconds from 1 to 600000 (default 30000), received ${describe(value)}.`,
+      );
+    }
+    result.startTimeoutMs = value;
   }
   return result;
 }

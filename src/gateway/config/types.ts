@@ -84,4 +84,6 @@ export interface GatewayConfig {
   readonly newTools: 'allow' | 'withhold';
   /** `toolpact.lock`: the lock file, absolute. */
   readonly lock?: string;
+  /** `toolpact.startTimeoutMs`: the longest wait for a server's first start (see `GatewayOptions`). */
+  readonly startTimeoutMs?: number;
 }
