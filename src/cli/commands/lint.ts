@@ -4,7 +4,7 @@ import { FORMATTERS, type FormatterName } from '../../lint/formatters/index.js';
 import { LintConfigError, lint, resolveLintConfig } from '../../lint/index.js';
 import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
-import { UsageError } from '../io.js';
+import { InputError, UsageError } from '../io.js';
 import { closeWithin } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
 import { VERSION } from '../version.js';
@@ -56,7 +56,7 @@ export const command: Command = {
       try {
         result = lint(registry, { config });
       } catch (error) {
-        if (error instanceof LintConfigError) throw new UsageError(error.message);
+        if (error instanceof LintConfigError) throw new InputError(error.message);
         throw error;
       }
       const source = relative(io.cwd, resolve(io.cwd, modulePath)).split(sep).join('/');
@@ -87,7 +87,7 @@ async function lintConfig(cwd: string, preset: 'recommended' | 'strict' | undefi
         : section;
     return resolveLintConfig(merged, source ? { source } : {});
   } catch (error) {
-    if (error instanceof LintConfigError || error instanceof ConfigError) throw new UsageError(error.message);
+    if (error instanceof LintConfigError || error instanceof ConfigError) throw new InputError(error.message);
     throw error;
   }
 }
