@@ -10,6 +10,7 @@ import { definePolicy } from '../../policy/define-policy.js';
 import { loadPolicyFile } from '../../policy/load-policy.js';
 import type { Policy } from '../../policy/policy.js';
 import { PolicyError } from '../../policy/policy-error.js';
+import { counted } from '../../util/counted.js';
 import { parseArgs } from '../args.js';
 import type { CliIo, Command, ExitCode } from '../io.js';
 import { InputError, UsageError } from '../io.js';
@@ -156,7 +157,7 @@ async function pin(args: readonly string[], io: CliIo): Promise<ExitCode> {
     for (const server of status) {
       io.stdout(
         server.state === 'up'
-          ? `${server.name}: pinned ${server.tools} tools (${server.era === 'modern' ? 'revision 2026-07-28' : 'legacy era'}).\n`
+          ? `${server.name}: pinned ${counted(server.tools, 'tool')} (${server.era === 'modern' ? 'revision 2026-07-28' : 'legacy era'}).\n`
           : `${server.name}: not pinned: ${server.state}${server.reason ? ` (${server.reason})` : ''}.\n`,
       );
     }
@@ -320,7 +321,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
       { tools: 0, tokens: 0 },
     );
     io.stdout(
-      `\n${totals.tools} tools from ${reports.length} servers cost ${totals.tokens} tokens a request in the OpenAI format (toolpact lint on the overridden contracts; toolpact gateway --search lists only search_tools and the always-loaded ones).\n`,
+      `\n${counted(totals.tools, 'tool')} from ${counted(reports.length, 'server')} cost ${counted(totals.tokens, 'token')} a request in the OpenAI format (toolpact lint on the overridden contracts; toolpact gateway --search lists only search_tools and the always-loaded ones).\n`,
     );
     return findings > 0 ? 1 : 0;
   } finally {
@@ -448,7 +449,7 @@ async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
       if (!('policy' in section)) writeFileSync(out, written(policy));
       io.stdout(`Pinned the tool definitions in ${lockOf(config)}.\n`);
       io.stdout(
-        `The starter policy allows ${policy.rules.length} of ${seen.length} tools, each one its server says is read-only (readOnlyHint), by server and name: review them in ${out}. Every other tool asks, and so does any tool that appears later.\n`,
+        `The starter policy allows ${policy.rules.length} of ${counted(seen.length, 'tool')}, each one its server says is read-only (readOnlyHint), by server and name: review them in ${out}. Every other tool asks, and so does any tool that appears later.\n`,
       );
     } finally {
       await closeWithin(gateway, io, 'gateway init', 'the MCP servers');
@@ -627,7 +628,7 @@ function alwaysLoadedNames(gateway: Gateway): string[] {
 function summaryLine(status: readonly GatewayServerStatus[]): string {
   const up = status.filter((server) => server.state === 'up');
   const rest = status.filter((server) => server.enabled && server.state !== 'up');
-  return `toolpact gateway: ${up.length} of ${status.filter((server) => server.enabled).length} servers up${
+  return `toolpact gateway: ${up.length} of ${counted(status.filter((server) => server.enabled).length, 'server')} up${
     rest.length > 0 ? ` (${rest.map((server) => `${server.name}: ${server.state}`).join(', ')})` : ''
   }.\n`;
 }

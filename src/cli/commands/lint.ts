@@ -2,6 +2,7 @@ import { relative, resolve, sep } from 'node:path';
 import { ConfigError, loadConfig } from '../../config/load-config.js';
 import { FORMATTERS, type FormatterName } from '../../lint/formatters/index.js';
 import { LintConfigError, lint, resolveLintConfig } from '../../lint/index.js';
+import { counted } from '../../util/counted.js';
 import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { InputError, UsageError } from '../io.js';
@@ -64,7 +65,7 @@ export const command: Command = {
       if (result.errorCount > 0) return 1;
       if (maxWarnings !== undefined && result.warningCount > maxWarnings) {
         io.stderr(
-          `toolpact lint: ${result.warningCount} warnings, more than --max-warnings ${maxWarnings}.\n`,
+          `toolpact lint: ${counted(result.warningCount, 'warning')}, more than --max-warnings ${maxWarnings}.\n`,
         );
         return 1;
       }
