@@ -105,7 +105,7 @@ describe('gateway init', () => {
     });
   }, 60_000);
 
-  test('leaves out a server with an ${input:…} and one with an unknown key, each named with why, and writes the rest', async () => {
+  test('leaves out a server with an input variable and one with an unknown key, each named with why, and writes the rest', async () => {
     const host = writeJson(join(dir, 'project', '.mcp.json'), {
       mcpServers: {
         // biome-ignore lint/suspicious/noTemplateCurlyInString: VS Code's input variable, copied into a Claude Code file
@@ -173,7 +173,7 @@ describe('what the operator sees, and what the model sees', () => {
     const result = await run(['gateway', 'check', '--config', config]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`did not start: `);
-    expect(result.stdout).toMatch(new RegExp(`did not start: .*${escape(missing)}`));
+    expect(result.stdout).toMatch(new RegExp(`did not start: .*${escapeRegExp(missing)}`));
     expect(result.stdout).toContain('0 tools from 1 server cost 0 tokens a request');
     expect(result.stdout).not.toMatch(/\b1 servers\b|\b1 tools\b/);
   }, 30_000);
@@ -230,6 +230,6 @@ describe('reports', () => {
   }, 30_000);
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
