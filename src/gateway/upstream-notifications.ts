@@ -1,5 +1,5 @@
-import { sanitizeMessage } from '../dispatch/sanitize.js';
 import type { McpConnection } from '../mcp/connect.js';
+import { visible } from './terminal-text.js';
 
 /**
  * Log and progress notifications of an upstream pass a token bucket (`take`); the gateway forwards
@@ -18,7 +18,8 @@ export function followLogs(
     if (!take()) return;
     const { level, logger, data } = notification.params;
     const text = typeof data === 'string' ? data : JSON.stringify(data);
-    log(`log ${level}${logger ? ` (${logger})` : ''}: ${sanitizeMessage(String(text).slice(0, 500))}`);
+    // For the operator: whole paths kept, only what a terminal would hide or act on made visible.
+    log(`log ${level}${logger ? ` (${logger})` : ''}: ${visible(String(text).slice(0, 500))}`);
   });
   connection.client.setNotificationHandler('notifications/progress', () => {
     take();
