@@ -7,11 +7,11 @@ import { definePolicy } from '../policy/define-policy.js';
 import { loadPolicyFile, loadPolicyFromConfig } from '../policy/load-policy.js';
 import type { Policy } from '../policy/policy.js';
 import { PolicyError } from '../policy/policy-error.js';
-import { UsageError } from './io.js';
+import { InputError } from './io.js';
 
 /**
  * Opens the audit log an `--audit <file>` option names, or nothing: a SQLite database for a `.db`,
- * `.sqlite` or `.sqlite3` file, else JSON Lines. A file that cannot be opened is a usage error.
+ * `.sqlite` or `.sqlite3` file, else JSON Lines. A file that cannot be opened is an input error.
  */
 export function openAuditOption(file: string | boolean | undefined, cwd: string): AuditSink | undefined {
   if (typeof file !== 'string') return undefined;
@@ -20,8 +20,8 @@ export function openAuditOption(file: string | boolean | undefined, cwd: string)
     return openAuditLog(resolve(cwd, file));
   } catch (error) {
     if (error instanceof AuditSinkError)
-      throw new UsageError(error.message.replace(resolve(cwd, file), file));
-    throw new UsageError(
+      throw new InputError(error.message.replace(resolve(cwd, file), file));
+    throw new InputError(
       `Cannot open the audit log "${file}": ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
     );
   }
@@ -29,14 +29,14 @@ export function openAuditOption(file: string | boolean | undefined, cwd: string)
 
 /**
  * The policy a command gates with: the file `--policy` names, else the `policy` section of
- * `toolpact.config.*`, else the category defaults. An invalid policy is a usage error naming the bad rule.
+ * `toolpact.config.*`, else the category defaults. An invalid policy is an input error naming the bad rule.
  */
 export async function choosePolicy(file: string | undefined, cwd: string): Promise<Policy> {
   try {
     if (file !== undefined) return loadPolicyFile(resolve(cwd, file));
     return (await loadPolicyFromConfig(cwd)) ?? definePolicy({ rules: [] });
   } catch (error) {
-    if (error instanceof PolicyError) throw new UsageError(error.message);
+    if (error instanceof PolicyError) throw new InputError(error.message);
     throw error;
   }
 }

@@ -23,7 +23,19 @@ export interface Command {
   readonly run: (args: readonly string[], io: CliIo) => Promise<ExitCode>;
 }
 
-/** A usage error: wrong flags, a missing argument, a module that cannot be loaded. Exit code 2. */
+/**
+ * A usage error: an unknown flag, a missing argument, a value a flag does not take. Exit code 2; the
+ * message is followed by the command's usage line.
+ */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/**
+ * What the command was given cannot be used, though the command line is right: a config, policy or
+ * module file that is missing or wrong, an output file that already exists. Exit code 2; the message
+ * alone is printed (a usage line would point at the command line, which is not at fault).
+ */
+export class InputError extends Error {
+  override readonly name = 'InputError';
 }

@@ -3,7 +3,7 @@ import { extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type AnyTool, isTool } from '../contract/tool.js';
 import { Registry } from '../registry/registry.js';
-import { UsageError } from './io.js';
+import { InputError } from './io.js';
 
 const EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']);
 
@@ -15,13 +15,13 @@ const EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']);
 export async function loadRegistry(modulePath: string, cwd: string): Promise<Registry> {
   const absolute = isAbsolute(modulePath) ? modulePath : resolve(cwd, modulePath);
   if (!existsSync(absolute) || !statSync(absolute).isFile()) {
-    throw new UsageError(
+    throw new InputError(
       `Cannot find the module "${modulePath}". Give the path of a .ts or .js file that exports tools.`,
     );
   }
   const extension = extname(absolute);
   if (!EXTENSIONS.has(extension)) {
-    throw new UsageError(
+    throw new InputError(
       `"${modulePath}" is a ${extension || 'extensionless'} file; give a .ts, .mts, .js or .mjs module.`,
     );
   }
@@ -35,7 +35,7 @@ export async function loadRegistry(modulePath: string, cwd: string): Promise<Reg
     }
   } catch (error) {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    throw new UsageError(`Cannot load "${modulePath}": ${reason}`);
+    throw new InputError(`Cannot load "${modulePath}": ${reason}`);
   }
   return registryFromExports(unwrapCommonJs(exports), modulePath);
 }
@@ -75,19 +75,19 @@ export function registryFromExports(exports: Record<string, unknown>, label: str
     if (Array.isArray(value)) {
       const bad = value.findIndex((item) => !isTool(item));
       if (bad >= 0)
-        throw new UsageError(`In "${label}", the ${where} is an array whose item ${bad} is not a tool.`);
+        throw new InputError(`In "${label}", the ${where} is an array whose item ${bad} is not a tool.`);
       return new Registry().register(...(value as AnyTool[]));
     }
     if (isRegistryLike(value)) return value as Registry;
     if (where !== 'default export') {
-      throw new UsageError(`In "${label}", the ${where} is neither a Registry nor an array of tools.`);
+      throw new InputError(`In "${label}", the ${where} is neither a Registry nor an array of tools.`);
     }
   }
   const tools = Object.entries(exports)
     .filter(([key, value]) => key !== 'default' && isTool(value))
     .map(([, value]) => value as AnyTool);
   if (tools.length === 0) {
-    throw new UsageError(
+    throw new InputError(
       `"${label}" exports no tools. Export a Registry or an array of tools as default, or export tools made with defineTool().`,
     );
   }

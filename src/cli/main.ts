@@ -1,4 +1,4 @@
-import { type CliIo, type Command, type ExitCode, UsageError } from './io.js';
+import { type CliIo, type Command, type ExitCode, InputError, UsageError } from './io.js';
 import { VERSION } from './version.js';
 
 /** Subcommands, each loaded only when used. */
@@ -50,6 +50,10 @@ export async function execute(argv: readonly string[], io: CliIo): Promise<ExitC
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`toolpact ${name}: ${error.message}\nUsage: ${command.usage.split('\n')[0]}\n`);
+      return 2;
+    }
+    if (error instanceof InputError) {
+      io.stderr(`toolpact ${name}: ${error.message}\n`);
       return 2;
     }
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

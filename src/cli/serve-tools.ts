@@ -1,5 +1,4 @@
 /** What `toolpact serve` and `toolpact gateway` share: serving a registry over stdio or HTTP. */
-
 import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { combineAuditSinks } from '../audit/audit-sink.js';

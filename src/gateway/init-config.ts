@@ -26,9 +26,10 @@ export interface ResolvedHost {
 const UNRESOLVABLE = new Set(['unset_variable', 'unsupported_input']);
 
 /**
- * Reads a host's config as init does: an entry that cannot be resolved here (VS Code's `${input:…}`,
- * an unset variable) is left out with the reason instead of aborting the whole file; any other error
- * throws as {@link parseGatewayConfig} does.
+ * Reads a host's config as init does: a server whose entry (or whose `toolpact.servers` settings) cannot
+ * be used here is left out with the reason instead of aborting the whole file: an editor's
+ * `${input:…}`, an unset variable, an unknown key, a value of the wrong type. An error that is not one
+ * server's (the file, its top level, the policy) throws as {@link parseGatewayConfig} does.
  *
  * @example
  * const { config, unresolved } = resolveHostConfig('/work/.vscode/mcp.json', readHostText(file), process.env);
@@ -50,14 +51,21 @@ export function resolveHostConfig(
       for (const skipped of config.skipped) delete entries[skipped.name];
       return { config, entries, unresolved };
     } catch (error) {
-      if (!(error instanceof GatewayConfigError) || !UNRESOLVABLE.has(error.code)) throw error;
+      if (!(error instanceof GatewayConfigError) || error.code === 'exposed_file') throw error;
       const entries = (value[key] ?? {}) as { [name: string]: unknown };
-      const name = Object.keys(entries).find((each) => {
-        const at = child(child('$', key), each);
-        return error.path === at || error.path?.startsWith(`${at}.`) || error.path?.startsWith(`${at}[`);
-      });
+      const within = (at: string) =>
+        error.path === at || error.path?.startsWith(`${at}.`) || error.path?.startsWith(`${at}[`);
+      const name = Object.keys(entries).find(
+        (each) => within(child(child('$', key), each)) || within(child('$.toolpact.servers', each)),
+      );
       if (name === undefined) throw error;
-      unresolved.push({ name, reason: error.message.slice(error.message.indexOf(': ') + 2) });
+      const said = error.message.slice(error.message.indexOf(': ') + 2);
+      unresolved.push({
+        name,
+        reason: UNRESOLVABLE.has(error.code)
+          ? `it cannot be resolved here. ${said}`
+          : `its entry cannot be used. ${said}`,
+      });
       const { [name]: _left, ...rest } = entries;
       value = { ...value, [key]: rest, ...withoutSettings(value.toolpact, name) };
     }
@@ -235,4 +243,31 @@ export function starterPolicy(tools: readonly SeenTool[]) {
 
 function idPart(name: string): string {
   return name.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 24) || '_';
+}
+
+/**
+ * How the host's entry starts the gateway: this installed copy (`node` and the absolute path of its bin,
+ * which works from any working folder and needs neither a PATH nor the network), or `npx` with the exact
+ * version, which is right only once that version is published.
+ */
+export type GatewayRunner =
+  | { readonly kind: 'installed'; readonly node: string; readonly bin: string }
+  | { readonly kind: 'npx'; readonly version: string };
+
+/**
+ * The one entry a host's file gets in place of the servers init moved: the gateway over stdio.
+ *
+ * @example
+ * gatewayHostEntry('claude-desktop', '/home/me/.config/toolpact/gateway.json',
+ *   { kind: 'installed', node: '/usr/bin/node', bin: '/usr/lib/node_modules/toolpact/bin/toolpact.js' });
+ * // { command: '/usr/bin/node', args: ['/usr/lib/node_modules/toolpact/bin/toolpact.js', 'gateway', '--config', '/home/me/…'] }
+ */
+export function gatewayHostEntry(dialect: HostDialect, configFile: string, runner: GatewayRunner) {
+  const [command, ...start] =
+    runner.kind === 'npx' ? ['npx', '-y', `toolpact@${runner.version}`] : [runner.node, runner.bin];
+  return {
+    ...(dialect === 'vscode' ? { type: 'stdio' } : {}),
+    command: command!,
+    args: [...start, 'gateway', '--config', configFile],
+  };
 }

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import { counted } from '../util/counted.js';
 import { compareTools, type GatewayLock, lockEntry, lockedServer, nameTools, pinServer } from './lock.js';
 import { readLock, writeLock } from './lock-file.js';
 import { acceptKey, hiddenInstructions } from './poisoning.js';
@@ -70,7 +71,7 @@ export class LockKeeper {
     const { clean, held } = withoutPoisoned(server, listed, new Set());
     if (!locked) {
       this.#save(pinServer(this.#lock, server, clean, eraOf(prior), prior));
-      this.#log(`${server}: pinned ${clean.length} tool definitions in ${basename(this.file)}.`);
+      this.#log(`${server}: pinned ${counted(clean.length, 'tool definition')} in ${basename(this.file)}.`);
       this.#logHeld(server, held);
       return;
     }

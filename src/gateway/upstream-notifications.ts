@@ -1,5 +1,5 @@
-import { sanitizeMessage } from '../dispatch/sanitize.js';
 import type { McpConnection, McpNotificationScreen } from '../mcp/connect.js';
+import { visible } from './terminal-text.js';
 
 /**
  * What an upstream's notifications cost, decided before the MCP client parses them (issue 26 §5):
@@ -40,7 +40,8 @@ export function followLogs(connection: McpConnection, log: (line: string) => voi
   connection.client.setNotificationHandler('notifications/message', (notification) => {
     const { level, logger, data } = notification.params;
     const text = typeof data === 'string' ? data : JSON.stringify(data);
-    log(`log ${level}${logger ? ` (${logger})` : ''}: ${sanitizeMessage(String(text).slice(0, 500))}`);
+    // For the operator: whole paths kept, only what a terminal would hide or act on made visible.
+    log(`log ${level}${logger ? ` (${logger})` : ''}: ${visible(String(text).slice(0, 500))}`);
   });
 }
 

@@ -8,8 +8,9 @@ import {
   type McpServerTarget,
 } from '../mcp/connect.js';
 import { listServerTools } from '../mcp/import-mcp-tools.js';
+import { counted } from '../util/counted.js';
 import { TokenBucket } from '../util/token-bucket.js';
-import { indentLines, lastLines } from './terminal-text.js';
+import { indentLines, lastLines, visible } from './terminal-text.js';
 import { coalesceListChanges, followLogs, notificationScreen } from './upstream-notifications.js';
 import {
   DEFAULT_RESTART_POLICY,
@@ -316,7 +317,7 @@ export class Upstream {
     this.#upSince = Date.now();
     this.#reason = undefined;
     this.#log(
-      `${this.#restarts > 0 ? 'back up' : 'up'}: ${this.#tools?.length ?? 0} tools, ${connection.era === 'modern' ? 'revision 2026-07-28' : `legacy era (${connection.protocolVersion ?? 'unknown revision'})`}.`,
+      `${this.#restarts > 0 ? 'back up' : 'up'}: ${counted(this.#tools?.length ?? 0, 'tool')}, ${connection.era === 'modern' ? 'revision 2026-07-28' : `legacy era (${connection.protocolVersion ?? 'unknown revision'})`}.`,
     );
     this.#setState('up');
   }
@@ -328,7 +329,8 @@ export class Upstream {
     // A server that stayed up long enough starts its count again.
     if (wasUp && Date.now() - this.#upSince >= this.#policy.stableMs) this.#failures = 0;
     this.#failures++;
-    this.#reason = sanitizeMessage(reason);
+    // The operator's reason keeps whole paths; #unavailable sanitizes it for the model.
+    this.#reason = visible(reason);
     const tail = lastLines(this.#stderr, STDERR_LINES);
     if (this.#failures >= this.#policy.maxFailures) {
       this.#log(

@@ -6,7 +6,6 @@ import type {
   PriorDiscovery,
   Transport,
 } from '@modelcontextprotocol/client';
-import { sanitizeMessage } from '../dispatch/sanitize.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { sharedSchemaValidator } from './schema-validator.js';
 import type { InboundNotification, NotificationScreen } from './stdio-transport.js';
@@ -245,12 +244,13 @@ export async function connectMcpServer(
   } catch (error) {
     await client.close().catch(() => {});
     const reason = error instanceof Error ? error.message : String(error);
-    const said = tail.trim()
-      ? ` It wrote: ${sanitizeMessage(tail.trim().split('\n').slice(-5).join(' | '))}`
-      : '';
+    // For the operator (the developer importing, the person running the gateway): whole paths, so that
+    // a start failure can be read. What reaches a model is sanitized where it is made (the gateway's
+    // mcp_server_unavailable), not here.
+    const said = tail.trim() ? ` It wrote: ${tail.trim().split('\n').slice(-5).join(' | ')}` : '';
     throw new ToolDefinitionError(
       'invalid_option',
-      `Could not connect to ${what}: ${sanitizeMessage(reason)}.${said} Check the command or URL, and that it speaks MCP.`,
+      `Could not connect to ${what}: ${reason}.${said} Check the command or URL, and that it speaks MCP.`,
       undefined,
       { cause: error },
     );

@@ -1,4 +1,5 @@
 import { CATEGORIES, isToolCategory } from '../contract/index.js';
+import { typoOf } from '../util/closest.js';
 import { hasWildcard } from './glob.js';
 import {
   type ArgumentCondition,
@@ -67,7 +68,7 @@ export function parsePolicy(input: unknown, where = 'policy'): Policy {
     if (!POLICY_KEYS.has(key)) {
       throw new PolicyError(
         'unknown_key',
-        `${where} has an unknown key "${key}". A policy has "rules", "defaults", "importedDefault", "approvals" and "auditFailure".`,
+        `${where} has an unknown key "${key}".${didYouMean(key, POLICY_KEYS)} A policy has "rules", "defaults", "importedDefault", "approvals" and "auditFailure".`,
       );
     }
   }
@@ -140,7 +141,7 @@ export function parseRule(raw: unknown, index: number, where: string): PolicyRul
     if (!RULE_KEYS.has(key)) {
       throw new PolicyError(
         'unknown_key',
-        `${at} has an unknown key "${key}". Rule keys: ${[...RULE_KEYS].join(', ')}.`,
+        `${at} has an unknown key "${key}".${didYouMean(key, RULE_KEYS)} Rule keys: ${[...RULE_KEYS].join(', ')}.`,
         id,
       );
     }
@@ -213,7 +214,7 @@ function parseApprovals(value: unknown, where: string): NonNullable<Policy['appr
     if (!APPROVALS_KEYS.includes(key)) {
       throw new PolicyError(
         'unknown_key',
-        `${at} has an unknown key "${key}". It has: ${APPROVALS_KEYS.join(', ')}.`,
+        `${at} has an unknown key "${key}".${didYouMean(key, APPROVALS_KEYS)} It has: ${APPROVALS_KEYS.join(', ')}.`,
       );
     }
   }
@@ -407,4 +408,10 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${String(value)}`;
+}
+
+/** ` Did you mean "tool"?` when `key` looks like a typo of an allowed key; empty otherwise. */
+function didYouMean(key: string, allowed: Iterable<string>): string {
+  const near = typoOf(key, allowed);
+  return near === undefined ? '' : ` Did you mean "${near}"?`;
 }

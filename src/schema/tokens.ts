@@ -60,7 +60,8 @@ export function tokenReport(
       name: contracts[index]!.name,
       tokens: countTokens(JSON.stringify(tool)),
     })),
-    total: countTokens(JSON.stringify(tools)),
+    // No tools, no `tools` field in the request: nothing to pay for (`[]` alone would count 1).
+    total: tools.length === 0 ? 0 : countTokens(JSON.stringify(tools)),
   };
 }
 

@@ -32,3 +32,23 @@ export function closestNames(name: string, candidates: Iterable<string>, limit =
   scored.sort((x, y) => x.score - y.score || (x.candidate < y.candidate ? -1 : 1));
   return scored.slice(0, limit).map((entry) => entry.candidate);
 }
+
+/**
+ * The allowed key that `key` is plausibly a typo of, for "did you mean": the closest one, when it
+ * contains the key or is contained in it (three letters or more), or is a few edits away (a third of
+ * the shorter length, at least one). Case is ignored. `undefined` when none is that near.
+ *
+ * @example
+ * typoOf('comand', ['command', 'args', 'env']); // 'command'
+ * typoOf('timeout', ['command', 'args', 'env']); // undefined
+ */
+export function typoOf(key: string, allowed: Iterable<string>): string | undefined {
+  const [closest] = closestNames(key, allowed, 1);
+  if (closest === undefined) return undefined;
+  const a = key.toLowerCase();
+  const b = closest.toLowerCase();
+  if (a.length >= 3 && (a.includes(b) || b.includes(a))) return closest;
+  return editDistance(a, b) <= Math.max(1, Math.floor(Math.min(a.length, b.length) / 3))
+    ? closest
+    : undefined;
+}

@@ -337,8 +337,10 @@ describe('keys and types', () => {
     expect(error.code).toBe('invalid_config');
     expect(error.file).toBe(file);
     expect(error.path).toBe('$.mcpServers.github');
-    // No "command" and no "url": the entry says it needs one.
-    expect(error.message).toContain('needs a "command"');
+    // No "command" and no "url", but a key one edit away: the typo is named, not a missing "command".
+    expect(error.message).toContain('unknown key "comand". Did you mean "command"?');
+    const bare = refusal(() => read(write('.mcp.json', { mcpServers: { github: { args: [] } } })));
+    expect(bare.message).toContain('needs a "command"');
 
     const typo = write('.mcp.json', { mcpServers: { github: { command: 'npx', arg: [] } } });
     const second = refusal(() => read(typo));

@@ -76,7 +76,7 @@ describe('toolpact inspect: the token cost with tool search', () => {
       expect(cost.withSearch).toBeGreaterThan(0);
     }
     const table = await runCli(['inspect', WORKSPACE]);
-    expect(table.stdout).toMatch(/With tool search \(always loaded: none\), a request sends 1 tools/);
+    expect(table.stdout).toMatch(/With tool search \(always loaded: none\), a request sends 1 tool,/);
     expect(table.stdout).toMatch(/^anthropic\s+\d+\s+\d+\s+\d+%$/m);
   });
 

@@ -15,13 +15,15 @@ import { definePolicy } from '../../policy/define-policy.js';
 import { loadPolicyFile } from '../../policy/load-policy.js';
 import type { Policy } from '../../policy/policy.js';
 import { PolicyError } from '../../policy/policy-error.js';
+import { counted } from '../../util/counted.js';
 import { parseArgs } from '../args.js';
 import type { CliIo, Command, ExitCode } from '../io.js';
-import { UsageError } from '../io.js';
+import { InputError, UsageError } from '../io.js';
 import { closeWithin } from '../lifecycle.js';
 import { SERVE_FLAG_USAGE, SERVE_FLAGS, serveTools } from '../serve-tools.js';
 import { endProcessGroupsOnSignal } from '../stop-signal.js';
 import { renderTable } from '../table.js';
+import { VERSION } from '../version.js';
 
 /**
  * `toolpact gateway`: one gate in front of every MCP server a host config lists (see docs/gateway.md).
@@ -36,7 +38,7 @@ export const command: Command = {
   usage: [
     'toolpact gateway --config <mcp.json> [--lock <file>] [--policy <file>] [--audit <file>] [--otel]',
     '                 [--http [--port <n>] [--host <address>] ...] [--search [--always-loaded <name,...>]]',
-    'toolpact gateway init --from <host config> [--out <file>] [--no-pin]',
+    'toolpact gateway init --from <host config> [--out <file>] [--no-pin] [--npx]',
     'toolpact gateway pin --config <mcp.json> [--lock <file>] [--accept <server>/<tool>,...]',
     'toolpact gateway check --config <mcp.json> [--lock <file>] [--install] [--format table|json]',
     '',
@@ -57,7 +59,9 @@ export const command: Command = {
     "        that appears later, asks) and the lock; prints the one entry to put in the host's file in",
     "        place of those servers. The host's file is never edited. --out defaults to a file in",
     '        $XDG_CONFIG_HOME/toolpact (~/.config/toolpact), and is refused inside any folder a server',
-    '        can reach; --no-pin starts no server, so the policy allows nothing.',
+    '        can reach; --no-pin starts no server, so the policy allows nothing. The entry runs this',
+    '        copy of toolpact by absolute paths (node and its bin); --npx prints npx -y toolpact@<version>',
+    '        instead, for a version published on the npm registry.',
     'pin     starts each server once and records its current tool definitions in the lock. A tool seen',
     '        for the first time with hidden instructions in its definition is withheld and not pinned',
     '        unless --accept names it (<server>/<tool>, as check shows it).',
@@ -167,7 +171,7 @@ async function pin(args: readonly string[], io: CliIo): Promise<ExitCode> {
     for (const server of status) {
       io.stdout(
         server.state === 'up'
-          ? `${server.name}: pinned ${server.tools} tools (${server.era === 'modern' ? 'revision 2026-07-28' : 'legacy era'}).\n`
+          ? `${server.name}: pinned ${counted(server.tools, 'tool')} (${server.era === 'modern' ? 'revision 2026-07-28' : 'legacy era'}).\n`
           : `${server.name}: not pinned: ${server.state}${server.reason ? ` (${server.reason})` : ''}.\n`,
       );
     }
@@ -333,7 +337,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
       { tools: 0, tokens: 0 },
     );
     io.stdout(
-      `\n${totals.tools} tools from ${reports.length} servers cost ${totals.tokens} tokens a request in the OpenAI format (toolpact lint on the overridden contracts; toolpact gateway --search lists only search_tools and the always-loaded ones).\n`,
+      `\n${counted(totals.tools, 'tool')} from ${counted(reports.length, 'server')} cost ${counted(totals.tokens, 'token')} a request in the OpenAI format (toolpact lint on the overridden contracts; toolpact gateway --search lists only search_tools and the always-loaded ones).\n`,
     );
     return findings > 0 ? 1 : 0;
   } finally {
@@ -342,7 +346,12 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
 }
 
 async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
-  const { positionals, flags } = parseArgs(args, { from: 'string', out: 'string', 'no-pin': 'boolean' });
+  const { positionals, flags } = parseArgs(args, {
+    from: 'string',
+    out: 'string',
+    'no-pin': 'boolean',
+    npx: 'boolean',
+  });
   if (positionals.length > 0) throw new UsageError(`Unexpected arguments: ${positionals.join(' ')}.`);
   if (typeof flags.from !== 'string') {
     throw new UsageError(
@@ -359,21 +368,22 @@ async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
     defaultGatewayConfigFile,
     relocateEntry,
     starterPolicy,
+    gatewayHostEntry,
   } = await import('../../gateway/init-config.js');
-  const raw = asUsage(() => readHostText(from) as { [key: string]: unknown });
+  const raw = asInput(() => readHostText(from) as { [key: string]: unknown });
   // Checked as the gateway will read it; the entries are then copied as written (variables unexpanded).
   const env = { ...process.env, ...io.env };
   const {
     config: host,
     entries: resolved,
     unresolved,
-  } = asUsage(() => resolveHostConfig(from, raw, env, home));
+  } = asInput(() => resolveHostConfig(from, raw, env, home));
   const out =
     typeof flags.out === 'string'
       ? resolve(io.cwd, flags.out)
       : defaultGatewayConfigFile(from, host.dialect, io.env, home);
   if (existsSync(out)) {
-    throw new UsageError(
+    throw new InputError(
       `${relativePath(io.cwd, out)} already exists; init never overwrites a file. Give another --out, or remove it.`,
     );
   }
@@ -388,7 +398,7 @@ async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
   ] as const) {
     const holder = exposingFolder(file, exposed);
     if (holder) {
-      throw new UsageError(
+      throw new InputError(
         `The gateway's ${role} would be written to ${file}, inside ${holder.folder} (${holder.why}): a model could change it through that server. Give an --out outside every folder a server can reach, or leave --out out to write it in ${dirname(defaultGatewayConfigFile(from, host.dialect, io.env, home))}.`,
       );
     }
@@ -418,8 +428,7 @@ async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
   const count = Object.keys(entries).length;
   io.stdout(`Wrote the gateway's config to ${out} with ${count} server${count === 1 ? '' : 's'}.\n`);
   for (const skipped of host.skipped) io.stdout(`Left out ${skipped.name}: ${skipped.reason}\n`);
-  for (const skipped of unresolved)
-    io.stdout(`Left out ${skipped.name}: it cannot be resolved here. ${skipped.reason}\n`);
+  for (const skipped of unresolved) io.stdout(`Left out ${skipped.name}: ${skipped.reason}\n`);
   for (const server of loops)
     io.stdout(`Left out ${server.name}: it starts the gateway this config is for.\n`);
   let code: ExitCode = 0;
@@ -428,7 +437,7 @@ async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
       'The starter policy allows nothing yet: with --no-pin no server was started, so no tool was seen. Every tool asks; add allow rules for the tools you trust.\n',
     );
   } else {
-    const config = asUsage(() => readGatewayConfig(out, { env }));
+    const config = asInput(() => readGatewayConfig(out, { env }));
     const gateway = await startOnce(config, undefined, io, 'first-start');
     try {
       gateway.pin();
@@ -456,19 +465,35 @@ async function init(args: readonly string[], io: CliIo): Promise<ExitCode> {
       if (!('policy' in section)) writeFileSync(out, written(policy));
       io.stdout(`Pinned the tool definitions in ${lockOf(config)}.\n`);
       io.stdout(
-        `The starter policy allows ${policy.rules.length} of ${seen.length} tools, each one its server says is read-only (readOnlyHint), by server and name: review them in ${out}. Every other tool asks, and so does any tool that appears later.\n`,
+        `The starter policy allows ${policy.rules.length} of ${counted(seen.length, 'tool')}, each one its server says is read-only (readOnlyHint), by server and name: review them in ${out}. Every other tool asks, and so does any tool that appears later.\n`,
       );
     } finally {
       await closeWithin(gateway, io, 'gateway init', 'the MCP servers');
     }
   }
+  const { installedCopy } = await import('../installed-copy.js');
+  const copy = flags.npx === true ? undefined : installedCopy();
+  const entry = gatewayHostEntry(
+    host.dialect,
+    out,
+    copy ? { kind: 'installed', node: process.execPath, bin: copy.bin } : { kind: 'npx', version: VERSION },
+  );
   io.stdout(
     `\nIn ${basename(from)}, replace those servers with this one entry (toolpact never edits it for you):\n\n${JSON.stringify(
-      { [key]: { 'toolpact-gateway': hostEntry(host.dialect, out) } },
+      { [key]: { 'toolpact-gateway': entry } },
       null,
       2,
     )}\n`,
   );
+  if (copy && /[\\/]_npx[\\/]/.test(copy.bin)) {
+    io.stdout(
+      `\nThis toolpact runs from npx's cache (${copy.packageDir}), which npm may clear. Install it (npm install -g toolpact@${VERSION}) and run init again, or give --npx to print an entry that runs npx -y toolpact@${VERSION}.\n`,
+    );
+  } else if (!copy && flags.npx !== true) {
+    io.stdout(
+      `\ntoolpact's own package was not found on the disk, so this entry runs npx -y toolpact@${VERSION}, which works once that version is published. Otherwise put the command that starts toolpact there.\n`,
+    );
+  }
   return code;
 }
 
@@ -509,29 +534,20 @@ async function refuseExposedFlags(
   const files = gatewayFiles(config, given).filter(
     (file) => given[file.role as keyof typeof given] === file.path,
   );
-  asUsage(() =>
+  asInput(() =>
     refuseGrantsOverGatewayFiles(config, files, undefined, (file) => `${file.path} (--${file.role})`),
   );
 }
 
-/** Runs a config read for init: a config error is a usage error, said as its message. */
-function asUsage<T>(read: () => T): T {
+/** Runs a config read: a config or policy error is an input error, said as its message. */
+function asInput<T>(read: () => T): T {
   try {
     return read();
   } catch (error) {
-    if (error instanceof Error && error.name === 'GatewayConfigError') throw new UsageError(error.message);
-    if (error instanceof PolicyError) throw new UsageError(error.message);
+    if (error instanceof Error && error.name === 'GatewayConfigError') throw new InputError(error.message);
+    if (error instanceof PolicyError) throw new InputError(error.message);
     throw error;
   }
-}
-
-/** The entry a host's file gets in place of the servers: the gateway over stdio. */
-function hostEntry(dialect: GatewayConfig['dialect'], config: string) {
-  return {
-    ...(dialect === 'vscode' ? { type: 'stdio' } : {}),
-    command: 'npx',
-    args: ['-y', 'toolpact', 'gateway', '--config', config],
-  };
 }
 
 async function readConfig(file: string | boolean | undefined, io: CliIo): Promise<GatewayConfig> {
@@ -543,20 +559,14 @@ async function readConfig(file: string | boolean | undefined, io: CliIo): Promis
 }
 
 function readConfigFile(read: () => GatewayConfig, _io: CliIo): GatewayConfig {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof Error && error.name === 'GatewayConfigError') throw new UsageError(error.message);
-    if (error instanceof PolicyError) throw new UsageError(error.message);
-    throw error;
-  }
+  return asInput(read);
 }
 
 function choosePolicy(file: string | boolean | undefined, config: GatewayConfig, io: CliIo): Policy {
   try {
     if (typeof file === 'string') return checkGatewayPolicy(loadPolicyFile(resolve(io.cwd, file)), file);
   } catch (error) {
-    if (error instanceof PolicyError) throw new UsageError(error.message);
+    if (error instanceof PolicyError) throw new InputError(error.message);
     throw error;
   }
   return config.policy ?? definePolicy({ rules: [] });
@@ -632,7 +642,7 @@ function alwaysLoadedNames(gateway: Gateway): string[] {
 function summaryLine(status: readonly GatewayServerStatus[]): string {
   const up = status.filter((server) => server.state === 'up');
   const rest = status.filter((server) => server.enabled && server.state !== 'up');
-  return `toolpact gateway: ${up.length} of ${status.filter((server) => server.enabled).length} servers up${
+  return `toolpact gateway: ${up.length} of ${counted(status.filter((server) => server.enabled).length, 'server')} up${
     rest.length > 0 ? ` (${rest.map((server) => `${server.name}: ${server.state}`).join(', ')})` : ''
   }.\n`;
 }

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, relative, resolve, sep } from 'node:path';
 import type { ContractChanges, ExtractDiagnostic } from '../../extract/index.js';
 import { parseArgs } from '../args.js';
-import { type CliIo, type Command, type ExitCode, UsageError } from '../io.js';
+import { type CliIo, type Command, type ExitCode, InputError, UsageError } from '../io.js';
 
 const SOURCE_EXTENSIONS = new Set(['.ts', '.tsx', '.mts', '.cts']);
 
@@ -54,7 +54,10 @@ export const command: Command = {
       if (projects.length === 0 && !SOURCE_EXTENSIONS.has(extname(path))) {
         throw new UsageError(`"${path}" is not a TypeScript file; give .ts files or a tsconfig.json.`);
       }
-      if (!existsSync(resolve(io.cwd, path))) throw new UsageError(`Cannot find "${path}".`);
+      if (!existsSync(resolve(io.cwd, path)))
+        throw new InputError(
+          `Cannot find "${path}". Give the path of a TypeScript file or tsconfig.json that exists.`,
+        );
     }
     const first = resolve(io.cwd, positionals[0]!);
     const output = resolve(

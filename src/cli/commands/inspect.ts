@@ -1,5 +1,6 @@
 import { CATEGORY_DEFAULTS, type ToolContract } from '../../contract/index.js';
 import type { Registry } from '../../registry/registry.js';
+import { counted } from '../../util/counted.js';
 import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
@@ -76,7 +77,7 @@ export const command: Command = {
       for (const name of alwaysLoaded) {
         if (!registry.has(name)) {
           throw new UsageError(
-            `--always-loaded names "${name}", which is not one of the ${registry.size} tools.`,
+            `--always-loaded names "${name}", which is not one of the ${counted(registry.size, 'tool')}.`,
           );
         }
       }
@@ -240,11 +241,12 @@ function renderSearchCost(search: SearchCost, toolCount: number): string {
   const rows = FORMATS.map(([format, title]) => {
     const { all, withSearch } = search.tokens[format];
     const saved = all > 0 ? Math.round((1 - withSearch / all) * 100) : 0;
-    return [title, String(all), String(withSearch), `${saved}%`];
+    // Few tools: search_tools itself can cost more than the set it stands in for.
+    return [title, String(all), String(withSearch), saved >= 0 ? `${saved}%` : `none: costs ${-saved}% more`];
   });
   return [
-    `With tool search (always loaded: ${loaded}), a request sends ${search.sent} tools, search_tools among them, until a search loads more:`,
-    renderTable(['format', `all ${toolCount} tools`, 'with search', 'saved'], rows).trimEnd(),
+    `With tool search (always loaded: ${loaded}), a request sends ${counted(search.sent, 'tool')}, search_tools among them, until a search loads more:`,
+    renderTable(['format', `all ${counted(toolCount, 'tool')}`, 'with search', 'saved'], rows).trimEnd(),
   ].join('\n');
 }
 

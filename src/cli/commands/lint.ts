@@ -2,9 +2,10 @@ import { relative, resolve, sep } from 'node:path';
 import { ConfigError, loadConfig } from '../../config/load-config.js';
 import { FORMATTERS, type FormatterName } from '../../lint/formatters/index.js';
 import { LintConfigError, lint, resolveLintConfig } from '../../lint/index.js';
+import { counted } from '../../util/counted.js';
 import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
-import { UsageError } from '../io.js';
+import { InputError, UsageError } from '../io.js';
 import { closeWithin } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
 import { VERSION } from '../version.js';
@@ -56,7 +57,7 @@ export const command: Command = {
       try {
         result = lint(registry, { config });
       } catch (error) {
-        if (error instanceof LintConfigError) throw new UsageError(error.message);
+        if (error instanceof LintConfigError) throw new InputError(error.message);
         throw error;
       }
       const source = relative(io.cwd, resolve(io.cwd, modulePath)).split(sep).join('/');
@@ -64,7 +65,7 @@ export const command: Command = {
       if (result.errorCount > 0) return 1;
       if (maxWarnings !== undefined && result.warningCount > maxWarnings) {
         io.stderr(
-          `toolpact lint: ${result.warningCount} warnings, more than --max-warnings ${maxWarnings}.\n`,
+          `toolpact lint: ${counted(result.warningCount, 'warning')}, more than --max-warnings ${maxWarnings}.\n`,
         );
         return 1;
       }
@@ -87,7 +88,7 @@ async function lintConfig(cwd: string, preset: 'recommended' | 'strict' | undefi
         : section;
     return resolveLintConfig(merged, source ? { source } : {});
   } catch (error) {
-    if (error instanceof LintConfigError || error instanceof ConfigError) throw new UsageError(error.message);
+    if (error instanceof LintConfigError || error instanceof ConfigError) throw new InputError(error.message);
     throw error;
   }
 }

@@ -12,6 +12,7 @@ import type { GateDecision } from '../../dispatch/gate.js';
 import { createPolicyGate, type PolicyDecision } from '../../policy/policy-gate.js';
 import { type CallRecord, Registry } from '../../registry/registry.js';
 import { redactValue } from '../../util/redact.js';
+import { counted } from '../../util/counted.js';
 import { parseArgs } from '../args.js';
 import { choosePolicy, openAuditOption } from '../gate-options.js';
 import type { CliIo, Command, ExitCode } from '../io.js';
@@ -136,7 +137,7 @@ export const command: Command = {
       if (audit) registry.own(audit);
       registry.register(loaded.list());
       io.stderr(
-        `toolpact run: ${registry.size} tools, ${provider} model "${model}"${url ? ` at ${url}` : ''}\n`,
+        `toolpact run: ${counted(registry.size, 'tool')}, ${provider} model "${model}"${url ? ` at ${url}` : ''}\n`,
       );
       const started = Date.now();
       const result = await runAgent<unknown>({

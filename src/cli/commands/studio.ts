@@ -6,7 +6,7 @@ import type { PostgresStore } from '../../store/index.js';
 import { parseArgs } from '../args.js';
 import { choosePolicy } from '../gate-options.js';
 import type { Command } from '../io.js';
-import { UsageError } from '../io.js';
+import { InputError, UsageError } from '../io.js';
 import { CLOSE_GRACE_MS, closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
 import { stopSignal, wholeNumberFlag } from '../stop-signal.js';
@@ -175,9 +175,9 @@ export const command: Command = {
             }),
           );
         } catch (error) {
-          if (error instanceof UsageError) throw error;
+          if (error instanceof UsageError || error instanceof InputError) throw error;
           const reason = error instanceof Error ? error.message : String(error);
-          throw new UsageError(`Cannot read the tools of the MCP server "${argument}": ${reason}`);
+          throw new InputError(`Cannot read the tools of the MCP server "${argument}": ${reason}`);
         }
       }
     } catch (error) {

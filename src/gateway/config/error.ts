@@ -1,4 +1,4 @@
-import { closestNames, editDistance } from '../../util/closest.js';
+import { typoOf } from '../../util/closest.js';
 
 /** Why a gateway configuration was refused. */
 export type GatewayConfigErrorCode =
@@ -79,18 +79,18 @@ export function checkKeys(
 ): void {
   for (const key of Object.keys(value)) {
     if (allowed.includes(key)) continue;
-    const near = closestNames(key, allowed, 1).filter((name) => isNear(key, name));
-    const hint = near.length > 0 ? ` Did you mean "${near[0]}"?` : '';
-    invalid(scope, path, `has an unknown key "${key}".${hint} ${what} has: ${allowed.join(', ')}.`);
+    invalid(
+      scope,
+      path,
+      `has an unknown key "${key}".${didYouMean(key, allowed)} ${what} has: ${allowed.join(', ')}.`,
+    );
   }
 }
 
-// A suggestion only when it is plausibly a typo of the key: contained in it, or a few edits away.
-function isNear(key: string, candidate: string): boolean {
-  const a = key.toLowerCase();
-  const b = candidate.toLowerCase();
-  if (a.length >= 3 && (a.includes(b) || b.includes(a))) return true;
-  return editDistance(a, b) <= Math.max(1, Math.floor(Math.min(a.length, b.length) / 3));
+/** ` Did you mean "command"?` when `key` looks like a typo of an allowed key; empty otherwise. */
+export function didYouMean(key: string, allowed: readonly string[]): string {
+  const near = typoOf(key, allowed);
+  return near === undefined ? '' : ` Did you mean "${near}"?`;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -117,6 +117,9 @@ function entryKind(
   }
   if (raw.command !== undefined) return 'stdio';
   if (raw.url !== undefined) return 'http';
+  // Neither: a misspelt "command" or "url" is named as the typo it is, not as a missing key.
+  const known = [...new Set([...ENTRY_KEYS[scope.dialect].stdio, ...ENTRY_KEYS[scope.dialect].remote])];
+  checkKeys(scope, path, raw, known, `A ${HOST_NAMES[scope.dialect]} entry`);
   return invalid(
     scope,
     path,

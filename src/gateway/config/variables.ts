@@ -15,7 +15,8 @@ export interface VariableScope extends ErrorScope {
 // Claude Code: `${VAR}` and `${VAR:-default}`.
 const SHELL_FORM = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 const EDITOR_VARIABLES = ['userHome', 'workspaceFolder', 'workspaceFolderBasename', 'pathSeparator', '/'];
-const EDITOR_ONLY = /^(?:command|config):/;
+// What only an editor resolves: it prompts for an input, or runs a command, or reads its settings.
+const EDITOR_PROMPT = /^(?:input|command|config):/;
 
 /**
  * Expands the dialect's variables in one string value at `path`:
@@ -23,8 +24,8 @@ const EDITOR_ONLY = /^(?:command|config):/;
  * - Claude Code: `${VAR}`, and `${VAR:-default}` (the default when VAR is unset or empty).
  * - Cursor: `${env:NAME}`, `${userHome}`, `${workspaceFolder}`, `${workspaceFolderBasename}`,
  *   `${pathSeparator}` and its short form `${/}`.
- * - VS Code: the same; `${input:id}`, `${command:…}` and `${config:…}` are refused, as only the
- *   editor can resolve them (it prompts, or runs a command).
+ * - VS Code: the same. `${input:id}`, `${command:…}` and `${config:…}` are refused (`unsupported_input`)
+ *   in every dialect but Claude Desktop's, as only the editor can resolve them (it prompts, or runs a command).
  *
  * Any other `${…}` is refused with the forms the dialect takes, so a variable copied from another host's
  * file does not reach a server as literal text. An unset variable without a default throws `unset_variable`.
@@ -39,6 +40,7 @@ export function expandVariables(text: string, path: string, scope: VariableScope
 }
 
 function shellVariable(whole: string, inner: string, path: string, scope: VariableScope): string {
+  if (EDITOR_PROMPT.test(inner)) throw editorInput(whole, inner, path, scope);
   const match = SHELL_FORM.exec(inner);
   if (!match) {
     invalid(
@@ -68,26 +70,7 @@ function editorVariable(whole: string, inner: string, path: string, scope: Varia
     if (value === undefined) throw unset(scope, path, whole, name, ' Set it before the gateway starts.');
     return value;
   }
-  if (scope.dialect === 'vscode' && inner.startsWith('input:')) {
-    const id = inner.slice(6);
-    const suggested =
-      id
-        .replace(/[^A-Za-z0-9]+/g, '_')
-        .replace(/^_+|_+$/g, '')
-        .toUpperCase() || 'VALUE';
-    throw new GatewayConfigError(
-      'unsupported_input',
-      `${scope.file}: ${path} uses ${whole}. VS Code prompts for inputs, but the gateway runs unattended and cannot prompt. Put the value in the gateway's environment (e.g. ${suggested}=…) and write \${env:${suggested}} in place of ${whole}.`,
-      { file: scope.file, path },
-    );
-  }
-  if (scope.dialect === 'vscode' && EDITOR_ONLY.test(inner)) {
-    throw new GatewayConfigError(
-      'unsupported_input',
-      `${scope.file}: ${path} uses ${whole}, which only the editor can resolve. Put the value in the gateway's environment and use \${env:NAME}.`,
-      { file: scope.file, path },
-    );
-  }
+  if (EDITOR_PROMPT.test(inner)) throw editorInput(whole, inner, path, scope);
   switch (inner) {
     case 'userHome':
       return scope.home;
@@ -101,6 +84,34 @@ function editorVariable(whole: string, inner: string, path: string, scope: Varia
   }
   const forms = [envReference('vscode', 'NAME'), ...EDITOR_VARIABLES.map((name) => `\${${name}}`)].join(', ');
   return invalid(scope, path, `has ${whole}, which ${host} does not expand here. ${host} takes ${forms}.`);
+}
+
+/**
+ * VS Code's `${input:…}`, `${command:…}` or `${config:…}`, in any dialect's file (an entry copied from
+ * VS Code keeps them): only an editor resolves them, by prompting or running a command, and the gateway
+ * runs unattended. `unsupported_input`, so that init can leave that one server out.
+ */
+function editorInput(whole: string, inner: string, path: string, scope: VariableScope): GatewayConfigError {
+  const reference = (name: string) => envReference(scope.dialect, name);
+  if (inner.startsWith('input:')) {
+    const suggested =
+      inner
+        .slice(6)
+        .replace(/[^A-Za-z0-9]+/g, '_')
+        .replace(/^_+|_+$/g, '')
+        .toUpperCase() || 'VALUE';
+    const who = scope.dialect === 'vscode' ? 'VS Code prompts for inputs' : 'Only VS Code prompts for inputs';
+    return new GatewayConfigError(
+      'unsupported_input',
+      `${scope.file}: ${path} uses ${whole}. ${who}, but the gateway runs unattended and cannot prompt. Put the value in the gateway's environment (e.g. ${suggested}=…) and write ${reference(suggested)} in place of ${whole}.`,
+      { file: scope.file, path },
+    );
+  }
+  return new GatewayConfigError(
+    'unsupported_input',
+    `${scope.file}: ${path} uses ${whole}, which only the editor can resolve. Put the value in the gateway's environment and use ${reference('NAME')}.`,
+    { file: scope.file, path },
+  );
 }
 
 function unset(scope: VariableScope, path: string, whole: string, name: string, advice: string) {
