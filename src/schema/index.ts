@@ -61,6 +61,7 @@ export { ANTHROPIC_STRICT, OPENAI_STRICT, type StrictProfile, toStrictSchema } f
 export { toProviderTools } from './to-provider-tools.js';
 export {
   countTokens,
+  ESTIMATED_TOKENS_NOTE,
   estimateTokens,
   TOKENIZER_PACKAGE,
   type TokenReport,

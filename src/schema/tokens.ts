@@ -119,6 +119,13 @@ function pieceTokens(piece: string): number {
   return Math.ceil(piece.length / PUNCTUATION_PER_TOKEN);
 }
 
+/**
+ * The sentence that goes with estimated counts wherever they are shown (`toolpact inspect`, `schemas
+ * --tokens`, `gateway check`, the studio): what they are and how to get exact ones.
+ */
+export const ESTIMATED_TOKENS_NOTE =
+  'Token counts are estimates (within a few percent on tool definitions): install gpt-tokenizer beside toolpact for exact o200k_base counts.';
+
 /** What a tool set costs in one format. */
 export interface TokenReport {
   /** Each tool's JSON, in the order given. */

@@ -204,3 +204,36 @@ test('without gpt-tokenizer, token counts are estimates and say so', () => {
   expect(result).toEqual({ counting: 'estimated', count: expect.any(Number), report: 'estimated' });
   expect((result as { count: number }).count).toBeGreaterThan(5);
 });
+
+test('the installed CLI loads a TypeScript module on this Node and says its token counts are estimates', () => {
+  writeFileSync(
+    join(project, 'tools.ts'),
+    `import { createTool } from 'toolpact';
+interface Args { readonly n: number }
+const effects = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const;
+export const square = createTool<Args>(
+  { name: 'square', description: 'Square a number n; returns n times n.', category: 'read', effects,
+    parameters: { type: 'object', properties: { n: { type: 'number', description: 'The number to square.' } }, required: ['n'] } },
+  { execute: ({ n }: Args): number => n * n },
+);
+`,
+  );
+  const cli = join(project, 'node_modules', 'toolpact', 'bin', 'toolpact.js');
+  const schemas = spawnSync(
+    process.execPath,
+    [cli, 'schemas', 'tools.ts', '--format', 'openai', '--tokens'],
+    {
+      cwd: project,
+      encoding: 'utf8',
+    },
+  );
+  expect(schemas.stderr).toContain('Token counts are estimates');
+  expect(schemas.stderr).toContain('install gpt-tokenizer');
+  expect(schemas.status).toBe(0);
+  const call = spawnSync(process.execPath, [cli, 'call', 'tools.ts', 'square', '{"n":7}'], {
+    cwd: project,
+    encoding: 'utf8',
+  });
+  expect(JSON.parse(call.stdout)).toMatchObject({ ok: true });
+  expect(call.stdout).toContain('49');
+});

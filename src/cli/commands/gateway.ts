@@ -181,7 +181,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
   if (flags.install === true) await installPackages(config, io);
   const gateway = await startOnce(config, flags.lock, io, 'read-only');
   try {
-    const [{ tokenReport }, { lint }] = await Promise.all([
+    const [{ ESTIMATED_TOKENS_NOTE, tokenCounting, tokenReport }, { lint }] = await Promise.all([
       import('../../schema/index.js'),
       import('../../lint/index.js'),
     ]);
@@ -319,6 +319,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
     io.stdout(
       `\n${totals.tools} tools from ${reports.length} servers cost ${totals.tokens} tokens a request in the OpenAI format (toolpact lint on the overridden contracts; toolpact gateway --search lists only search_tools and the always-loaded ones).\n`,
     );
+    if (tokenCounting() === 'estimated') io.stdout(`${ESTIMATED_TOKENS_NOTE}\n`);
     return findings > 0 ? 1 : 0;
   } finally {
     await closeWithin(gateway, io, 'gateway check', 'the MCP servers');
