@@ -192,16 +192,29 @@ test('require() of every entry gives the module where Node can, and otherwise sa
   }
 });
 
-test('without gpt-tokenizer, token counts are estimates and say so', () => {
+test('without gpt-tokenizer, token counts and the token-budget rule say they are estimates', () => {
   const result = run(`
     const { countTokens, tokenCounting, tokenReport } = await import('toolpact/schema');
+    const { createTool } = await import('toolpact');
+    const { lint } = await import('toolpact/lint');
+    const tool = createTool(
+      { name: 'read_file', description: 'Read one UTF-8 file; returns its text.', category: 'read',
+        effects: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+        parameters: { type: 'object', properties: { path: { type: 'string', description: 'Path of the file.' } }, required: ['path'] } },
+      { execute: () => '' },
+    );
+    const budget = lint([tool], { config: { rules: { 'token-budget': ['error', { perTool: 5, perSet: 5 }] } } });
     console.log(JSON.stringify({
       counting: tokenCounting(),
       count: countTokens('{"name":"read_file","description":"Read one UTF-8 file."}'),
       report: tokenReport([], 'openai').counting,
+      lint: budget.findings.filter((finding) => finding.rule === 'token-budget').map((finding) => finding.message),
     }));
   `);
-  expect(result).toEqual({ counting: 'estimated', count: expect.any(Number), report: 'estimated' });
+  expect(result).toMatchObject({ counting: 'estimated', count: expect.any(Number), report: 'estimated' });
+  const { lint } = result as { lint: string[] };
+  expect(lint.length).toBe(2);
+  for (const message of lint) expect(message).toMatch(/costs about \d+ \(estimated\) tokens/);
   expect((result as { count: number }).count).toBeGreaterThan(5);
 });
 
