@@ -1,4 +1,3 @@
-import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import type { ModelAdapter, ModelTurn, TokenUsage } from './model.js';
 import type { AgentModelError } from './model-error.js';
 
@@ -9,9 +8,39 @@ import type { AgentModelError } from './model-error.js';
  * await runAgent({ model, registry, messages, telemetry: { tracer: trace.getTracer('my-app'), agentName: 'helper' } });
  */
 export interface AgentTelemetry {
-  readonly tracer: Tracer;
+  readonly tracer: AgentTracer;
   /** `gen_ai.agent.name` of the `invoke_agent` span, and the end of its name. */
   readonly agentName?: string;
+}
+
+/** An attribute value as OpenTelemetry takes it. */
+type AttributeValue =
+  | string
+  | number
+  | boolean
+  | readonly (string | null | undefined)[]
+  | readonly (number | null | undefined)[]
+  | readonly (boolean | null | undefined)[];
+type Attributes = Record<string, AttributeValue | undefined>;
+
+/**
+ * The part of an OpenTelemetry span the agent loop writes to. Written out here rather than imported, so
+ * that the published types of `toolpact/agent` do not need `@opentelemetry/api` installed.
+ */
+export interface AgentSpan {
+  setAttribute(key: string, value: AttributeValue): unknown;
+  setAttributes(attributes: Attributes): unknown;
+  setStatus(status: { code: number; message?: string }): unknown;
+  end(): void;
+}
+
+/** The part of an OpenTelemetry `Tracer` the agent loop uses; any `Tracer` of `@opentelemetry/api` is one. */
+export interface AgentTracer {
+  startActiveSpan<F extends (span: AgentSpan) => unknown>(
+    name: string,
+    options: { kind?: number; attributes?: Attributes },
+    fn: F,
+  ): ReturnType<F>;
 }
 
 // The numeric values of @opentelemetry/api's SpanKind and SpanStatusCode, so that nothing of it is
@@ -56,7 +85,7 @@ export function inAgentSpan<
   return telemetry.tracer.startActiveSpan(
     name,
     { kind: SPAN_KIND_INTERNAL, attributes },
-    async (span: Span) => {
+    async (span: AgentSpan) => {
       try {
         const result = await run();
         span.setAttributes({
@@ -84,7 +113,7 @@ export function inChatSpan<Message>(
   return telemetry.tracer.startActiveSpan(
     `chat ${model.model}`,
     { kind: SPAN_KIND_CLIENT, attributes: baseAttributes(model, 'chat') },
-    async (span: Span) => {
+    async (span: AgentSpan) => {
       try {
         const turn = await request();
         span.setAttributes({

@@ -1,9 +1,10 @@
-import { asSchema, type Tool } from 'ai';
+import type { Tool } from 'ai';
 import type { JsonSchema } from '../contract/index.js';
 import type { AnyTool } from '../contract/tool.js';
 import { ToolError } from '../dispatch/tool-error.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { type WrapToolOptions, wrapForeignTool } from '../integrations/foreign-tool.js';
+import { asSchema } from './peer.js';
 
 /** Options of {@link fromAiSdkTool}. */
 export type FromAiSdkToolOptions = WrapToolOptions;

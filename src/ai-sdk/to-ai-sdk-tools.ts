@@ -1,11 +1,4 @@
-import {
-  type JSONSchema7,
-  jsonSchema,
-  type ModelMessage,
-  type Tool,
-  type ToolExecutionOptions,
-  type ToolSet,
-} from 'ai';
+import type { JSONSchema7, ModelMessage, Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { ToolContract } from '../contract/index.js';
 import type { Envelope, FailureEnvelope } from '../dispatch/envelope.js';
 import { ToolDefinitionError } from '../errors/index.js';
@@ -14,6 +7,7 @@ import { selectContracts } from '../integrations/select-contracts.js';
 import type { Registry } from '../registry/registry.js';
 import { providerToolName } from '../schema/names.js';
 import { withReturns } from '../schema/returns.js';
+import { jsonSchema } from './peer.js';
 
 /** Options of {@link toAiSdkTools}. */
 export interface AiSdkToolsOptions {

@@ -1,11 +1,10 @@
-import { isDirectToolOutput, ToolMessage } from '@langchain/core/messages';
-import { isStructuredTool, type StructuredToolInterface } from '@langchain/core/tools';
-import { toJsonSchema } from '@langchain/core/utils/json_schema';
+import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { JsonSchema } from '../contract/index.js';
 import type { AnyTool } from '../contract/tool.js';
 import { ToolError } from '../dispatch/tool-error.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { type WrapToolOptions, wrapForeignTool } from '../integrations/foreign-tool.js';
+import { isDirectToolOutput, isStructuredTool, ToolMessage, toJsonSchema } from './peer.js';
 
 /** Options of {@link fromLangChainTool}. */
 export type FromLangChainToolOptions = WrapToolOptions;

@@ -1,6 +1,5 @@
 import type { CallbackManagerForToolRun } from '@langchain/core/callbacks/manager';
-import { ToolMessage } from '@langchain/core/messages';
-import { StructuredTool, ToolInputParsingException, type ToolRunnableConfig } from '@langchain/core/tools';
+import type { StructuredTool as LangChainStructuredTool, ToolRunnableConfig } from '@langchain/core/tools';
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import type { ToolContract } from '../contract/index.js';
 import type { Envelope } from '../dispatch/envelope.js';
@@ -8,6 +7,7 @@ import { selectContracts } from '../integrations/select-contracts.js';
 import type { Registry } from '../registry/registry.js';
 import { providerToolName } from '../schema/names.js';
 import { withReturns } from '../schema/returns.js';
+import { StructuredTool, ToolInputParsingException, ToolMessage } from './peer.js';
 
 /** Options of {@link toLangChainTools}. */
 export interface LangChainToolsOptions {
@@ -33,7 +33,10 @@ export interface LangChainToolsOptions {
  * const ai = await model.bindTools(tools).invoke(messages);
  * for (const call of ai.tool_calls ?? []) messages.push(await byName[call.name].invoke(call));
  */
-export function toLangChainTools(registry: Registry, options: LangChainToolsOptions = {}): StructuredTool[] {
+export function toLangChainTools(
+  registry: Registry,
+  options: LangChainToolsOptions = {},
+): LangChainStructuredTool[] {
   const state = options.state ?? ((config: ToolRunnableConfig) => config.context);
   return selectContracts(registry, options.only, 'toLangChainTools').map(
     (contract) => new RegistryTool(registry, contract, state),
@@ -64,8 +67,8 @@ class RegistryTool extends StructuredTool<JSONSchema> {
   // LangChain checks the arguments against `schema` before `_call` and throws on a mismatch, with its
   // own wording. The registry is the authority on arguments, so such a call goes to it all the same.
   override async call(
-    arg: Parameters<StructuredTool<JSONSchema>['call']>[0],
-    configArg?: Parameters<StructuredTool<JSONSchema>['call']>[1],
+    arg: Parameters<LangChainStructuredTool<JSONSchema>['call']>[0],
+    configArg?: Parameters<LangChainStructuredTool<JSONSchema>['call']>[1],
     tags?: string[],
   ): Promise<unknown> {
     try {

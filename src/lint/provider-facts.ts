@@ -21,8 +21,8 @@ export function providerFacts(contracts: readonly ToolContract[]): ProviderFacts
       if (!isProviderFormat(format)) return { perTool: new Map(), total: 0 };
       let report = tokens.get(format);
       if (!report) {
-        const { perTool, total } = tokenReport(contracts, format);
-        report = { perTool: new Map(perTool.map((entry) => [entry.name, entry.tokens])), total };
+        const { perTool, total, counting } = tokenReport(contracts, format);
+        report = { perTool: new Map(perTool.map((entry) => [entry.name, entry.tokens])), total, counting };
         tokens.set(format, report);
       }
       return report;

@@ -94,7 +94,12 @@ export interface RuleContext<MessageId extends string, Options> {
 /** Token counts and refusals, from the schema adapters. */
 export interface ProviderFacts {
   /** Tokens of each tool's definition in `format`, and of the whole set. */
-  tokens(format: string): { readonly perTool: ReadonlyMap<string, number>; readonly total: number };
+  tokens(format: string): {
+    readonly perTool: ReadonlyMap<string, number>;
+    readonly total: number;
+    /** `'estimated'` when the optional tokenizer is not installed (see `tokenCounting`). */
+    readonly counting?: 'exact' | 'estimated';
+  };
   /** The adapters' diagnostics for `format`. */
   diagnostics(format: string): readonly ProviderDiagnostic[];
 }

@@ -1,8 +1,9 @@
-import { type FunctionTool, RunContext } from '@openai/agents';
+import type { FunctionTool } from '@openai/agents';
 import type { JsonSchema } from '../contract/index.js';
 import type { AnyTool } from '../contract/tool.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { type WrapToolOptions, wrapForeignTool } from '../integrations/foreign-tool.js';
+import { RunContext } from './peer.js';
 
 /** A function tool of any context, parameter and result type. */
 // biome-ignore lint/suspicious/noExplicitAny: tool() infers these; a wrapper takes them all.

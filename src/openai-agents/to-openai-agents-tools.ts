@@ -1,4 +1,4 @@
-import { type FunctionTool, type RunContext, tool } from '@openai/agents';
+import type { FunctionTool, RunContext } from '@openai/agents';
 import type { ToolContract } from '../contract/index.js';
 import type { Envelope } from '../dispatch/envelope.js';
 import { ToolDefinitionError } from '../errors/index.js';
@@ -8,6 +8,7 @@ import type { Registry } from '../registry/registry.js';
 import { restoreStrictArguments } from '../schema/restore-strict.js';
 import { toProviderTools } from '../schema/to-provider-tools.js';
 import type { OpenAIResponsesTool, SchemaDiagnostic } from '../schema/types.js';
+import { tool } from './peer.js';
 
 /** Options of {@link toOpenAIAgentsTools}. */
 export interface OpenAIAgentsToolsOptions {

@@ -1,26 +1,28 @@
-import {
-  type Attributes,
-  type Context,
-  type Counter,
-  context,
-  createNoopMeter,
-  createTraceState,
-  type Histogram,
-  isSpanContextValid,
-  type Meter,
-  type MeterProvider,
-  metrics,
-  ProxyTracerProvider,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
+import type {
+  Attributes,
+  Context,
+  Counter,
+  Histogram,
+  Meter,
+  MeterProvider,
+  Span,
+  Tracer,
 } from '@opentelemetry/api';
 import type { ToolContract } from '../contract/index.js';
 import type { PolicyDecision } from '../policy/policy-gate.js';
 import type { CallEnd, CallStart, Registry } from '../registry/registry.js';
 import { carriedTraceContext, traceparentFields } from '../util/trace-context.js';
+import {
+  context,
+  createNoopMeter,
+  createTraceState,
+  isSpanContextValid,
+  metrics,
+  ProxyTracerProvider,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from './api.js';
 import { ATTRIBUTES, DURATION_BUCKETS, METRICS, SCOPE_NAME, UNKNOWN_TOOL_NAME } from './attributes.js';
 import { boundedContent, boundedText, DEFAULT_MAX_CONTENT_CHARS } from './bounded-content.js';
 
@@ -128,8 +130,8 @@ export function instrument(registry: Registry, options: InstrumentOptions = {}):
       return false;
     }
     return (
-      (trace.getTracerProvider() as ProxyTracerProvider).getDelegate?.() !== NOOP_TRACER_PROVIDER ||
-      instruments().live
+      (trace.getTracerProvider() as InstanceType<typeof ProxyTracerProvider>).getDelegate?.() !==
+        NOOP_TRACER_PROVIDER || instruments().live
     );
   };
 

@@ -1,5 +1,6 @@
-import { type Meter, metrics, type Tracer, trace } from '@opentelemetry/api';
+import type { Meter, Tracer } from '@opentelemetry/api';
 import type { Logger } from '@opentelemetry/api-logs';
+import { metrics, trace } from './api.js';
 import { SCOPE_NAME } from './attributes.js';
 
 /** Options of {@link startTelemetry}. */

@@ -1,5 +1,6 @@
-import { SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import type { Tracer } from '@opentelemetry/api';
 import type { UpstreamCall, UpstreamCallWrapper } from '../gateway/upstream.js';
+import { SpanKind, SpanStatusCode } from './api.js';
 import { ATTRIBUTES } from './attributes.js';
 
 /**

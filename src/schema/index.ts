@@ -4,7 +4,8 @@
  * Each adapter is a pure function from contracts to one provider's wire shape, reporting what it
  * could not carry exactly as diagnostics. The call helpers read a provider's tool calls out of its
  * response, dispatch them through a registry and render the envelopes as that provider's message.
- * The tokenizer loads on the first `countTokens`/`tokenReport`, not with the entry.
+ * This entry loads the tokenizer, the optional peer `gpt-tokenizer`, on the first count (`countTokens`,
+ * `tokenReport`), and estimates without it; the root entry never loads it.
  */
 
 export {
@@ -59,7 +60,15 @@ export { ProviderPayloadError } from './payload-error.js';
 export { restoreStrictArguments } from './restore-strict.js';
 export { ANTHROPIC_STRICT, OPENAI_STRICT, type StrictProfile, toStrictSchema } from './strict-schema.js';
 export { toProviderTools } from './to-provider-tools.js';
-export { countTokens, type TokenReport, tokenReport } from './tokens.js';
+export {
+  countTokens,
+  ESTIMATED_TOKENS_NOTE,
+  estimateTokens,
+  TOKENIZER_PACKAGE,
+  type TokenReport,
+  tokenCounting,
+  tokenReport,
+} from './tokens.js';
 export {
   type AnthropicTool,
   type GeminiFunctionDeclaration,

@@ -199,7 +199,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
   if (flags.install === true) await installPackages(config, io);
   const gateway = await startOnce(config, flags.lock, io, 'read-only');
   try {
-    const [{ tokenReport }, { lint }] = await Promise.all([
+    const [{ ESTIMATED_TOKENS_NOTE, tokenCounting, tokenReport }, { lint }] = await Promise.all([
       import('../../schema/index.js'),
       import('../../lint/index.js'),
     ]);
@@ -339,6 +339,7 @@ async function check(args: readonly string[], io: CliIo): Promise<ExitCode> {
     io.stdout(
       `\n${counted(totals.tools, 'tool')} from ${counted(reports.length, 'server')} cost ${counted(totals.tokens, 'token')} a request in the OpenAI format (toolpact lint on the overridden contracts; toolpact gateway --search lists only search_tools and the always-loaded ones).\n`,
     );
+    if (tokenCounting() === 'estimated') io.stdout(`${ESTIMATED_TOKENS_NOTE}\n`);
     return findings > 0 ? 1 : 0;
   } finally {
     await closeWithin(gateway, io, 'gateway check', 'the MCP servers');

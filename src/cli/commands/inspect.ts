@@ -153,12 +153,15 @@ interface Overview {
  * lint result. The adapters and the linter load only here, so `toolpact call` stays light.
  */
 async function inspectRegistry(registry: Registry, alwaysLoaded: readonly string[]): Promise<Overview> {
-  const [{ tokenReport, toProviderTools }, { lint, stylish }, { SEARCH_TOOL_NAME, withToolSearch }] =
-    await Promise.all([
-      import('../../schema/index.js'),
-      import('../../lint/index.js'),
-      import('../../search/index.js'),
-    ]);
+  const [
+    { ESTIMATED_TOKENS_NOTE, tokenCounting, tokenReport, toProviderTools },
+    { lint, stylish },
+    { SEARCH_TOOL_NAME, withToolSearch },
+  ] = await Promise.all([
+    import('../../schema/index.js'),
+    import('../../lint/index.js'),
+    import('../../search/index.js'),
+  ]);
   const contracts = registry.schemas();
   const reports = Object.fromEntries(FORMATS.map(([format]) => [format, tokenReport(contracts, format)])) as {
     [Format in InspectFormat]: ReturnType<typeof tokenReport>;
@@ -212,6 +215,7 @@ async function inspectRegistry(registry: Registry, alwaysLoaded: readonly string
     },
     render(source) {
       const parts = [renderContractTable(tools, totals).trimEnd(), ''];
+      if (tokenCounting() === 'estimated') parts.push(ESTIMATED_TOKENS_NOTE, '');
       if (search) parts.push(renderSearchCost(search, contracts.length), '');
       if (refusals.length === 0) {
         parts.push(

@@ -68,7 +68,7 @@ export const command: Command = {
     const registry = await loadRegistry(modulePath, io.cwd);
     try {
       // The tokenizer is loaded only when it is asked for.
-      const { toProviderTools, tokenReport } = await import('../../schema/index.js');
+      const { ESTIMATED_TOKENS_NOTE, toProviderTools, tokenReport } = await import('../../schema/index.js');
       const { tools, diagnostics } = toProviderTools(registry.schemas(), format, options);
       io.stdout(`${JSON.stringify(tools, null, 2)}\n`);
       const shown = diagnostics
@@ -94,6 +94,7 @@ export const command: Command = {
             ],
           ),
         );
+        if (report.counting === 'estimated') io.stderr(`${ESTIMATED_TOKENS_NOTE}\n`);
       }
       io.stderr(
         `${tools.length} tool${tools.length === 1 ? '' : 's'} as ${format}: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}.\n`,

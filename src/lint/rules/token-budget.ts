@@ -27,6 +27,9 @@ export const tokenBudget = createRule({
   check(context) {
     const { format, perTool, perSet } = context.options;
     const report = context.providers.tokens(format);
+    // An estimate says so in the message, so a finding near the budget is read as one.
+    const shown = (tokens: number) =>
+      report.counting === 'estimated' ? `about ${tokens} (estimated)` : tokens;
     for (const tool of context.tools) {
       const tokens = report.perTool.get(tool.name);
       if (tokens === undefined || tokens <= perTool) continue;
@@ -34,14 +37,14 @@ export const tokenBudget = createRule({
         tool,
         path: '$',
         messageId: 'toolOverBudget',
-        data: { tool: tool.name, tokens, format, budget: perTool },
+        data: { tool: tool.name, tokens: shown(tokens), format, budget: perTool },
       });
     }
     if (report.total > perSet) {
       context.report({
         path: '$',
         messageId: 'setOverBudget',
-        data: { tokens: report.total, format, budget: perSet },
+        data: { tokens: shown(report.total), format, budget: perSet },
       });
     }
   },
