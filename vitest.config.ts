@@ -69,6 +69,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: system,
           setupFiles: ['test/support/unit-guard.ts'],
+          // Files share a worker's module cache instead of each loading src/ again: measured here on 2
+          // cores, 96 files took 125 s instead of 180 s, and no unit file keeps state between files.
+          isolate: false,
         },
       },
       {
