@@ -1,12 +1,87 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The test files that start a process (the CLI, an MCP server over stdio, bubblewrap, PostgreSQL,
+ * HAProxy, Chromium) or need one started for them. They make the `system` project; every other
+ * file is `unit`, whose setup file makes `node:child_process` throw, so a file missing from this
+ * list fails at once with the way out instead of slowing the inner loop (`npm run test:unit`).
+ */
+const system = [
+  'test/agent/example.test.ts',
+  'test/agent/pause-resume.test.ts',
+  'test/cli/bin.test.ts',
+  'test/cli/lifecycle.test.ts',
+  'test/core/lifecycle.test.ts',
+  'test/extract/root-entry.test.ts',
+  'test/fleet/harness.test.ts',
+  'test/fleet/replicas.test.ts',
+  'test/fleet/store.test.ts',
+  'test/gateway/check-notes.test.ts',
+  'test/gateway/cli.test.ts',
+  'test/gateway/flood.test.ts',
+  'test/gateway/init.test.ts',
+  'test/gateway/name-ownership.test.ts',
+  'test/gateway/otel.test.ts',
+  'test/gateway/processes.test.ts',
+  'test/gateway/real-servers.test.ts',
+  'test/gateway/sandbox-escape.test.ts',
+  'test/gateway/sandbox-package.test.ts',
+  'test/gateway/sandbox.test.ts',
+  'test/gateway/start-from-lock.test.ts',
+  'test/gateway/supervision.test.ts',
+  'test/integrations/pause-resume.test.ts',
+  'test/mcp/cli-inspect.test.ts',
+  'test/mcp/cli-serve.test.ts',
+  'test/mcp/conformance-client.test.ts',
+  'test/mcp/conformance.test.ts',
+  'test/mcp/import-eras.test.ts',
+  'test/mcp/import.test.ts',
+  'test/mcp/peers.test.ts',
+  'test/mcp/serve-modern.test.ts',
+  'test/mcp/serve-processes.test.ts',
+  'test/mcp/serve-stdio.test.ts',
+  'test/otel/otlp.test.ts',
+  'test/otel/sqlite-audit.test.ts',
+  'test/policy/audit-decisions.test.ts',
+  'test/policy/audit.test.ts',
+  'test/sandbox/escape.test.ts',
+  'test/sandbox/non-root.test.ts',
+  'test/sandbox/refusal.test.ts',
+  'test/search/serve-modern.test.ts',
+  'test/search/serve.test.ts',
+  'test/studio/browser.test.ts',
+  'test/studio/cli.test.ts',
+  'test/studio/store-browser.test.ts',
+  'test/studio/store.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: system,
+          setupFiles: ['test/support/unit-guard.ts'],
+          // Files share a worker's module cache instead of each loading src/ again: measured here on 2
+          // cores, 96 files took 125 s instead of 180 s, and no unit file keeps state between files.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'system',
+          include: system,
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -377,20 +377,22 @@ describe('timeouts and aborts', () => {
   });
 
   test('a signal first read after the timeout is already aborted', async () => {
-    let seen: boolean | undefined;
+    let see: (aborted: boolean) => void = () => {};
+    const seen = new Promise<boolean>((resolve) => {
+      see = resolve;
+    });
     const lateReader = defineTool({
       name: 'late_reader',
       description: 'Reads its signal late.',
       category: 'read',
       execute: async (_args, context) => {
         await new Promise((resolve) => setTimeout(resolve, 40));
-        seen = context.signal.aborted;
+        see(context.signal.aborted);
       },
     });
     const envelope = await new Registry().register(lateReader).call('late_reader', {}, { timeoutMs: 10 });
     expect(isErrorType(envelope, 'timeout')).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(seen).toBe(true);
+    expect(await seen).toBe(true);
   });
 
   test('the caller aborts a call in flight, and one not yet started', async () => {
@@ -425,17 +427,29 @@ describe('timeouts and aborts', () => {
   });
 
   test('a rejection after the timeout is swallowed, not unhandled', async () => {
+    let markRejected: () => void = () => {};
+    const rejected = new Promise<void>((resolve) => {
+      markRejected = resolve;
+    });
     const late = defineTool({
       name: 'late',
       description: 'Rejects after its deadline.',
       category: 'read',
-      execute: () => new Promise((_, reject) => setTimeout(() => reject(new Error('too late')), 40)),
+      execute: () =>
+        new Promise((_, reject) =>
+          setTimeout(() => {
+            reject(new Error('too late'));
+            markRejected();
+          }, 40),
+        ),
     });
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     const envelope = await new Registry().register(late).call('late', {}, { timeoutMs: 10 });
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    // Node reports an unhandled rejection once the microtasks after it have run, before the next turn.
+    await rejected;
+    await new Promise((resolve) => setImmediate(resolve));
     process.off('unhandledRejection', onUnhandled);
     expect(isErrorType(envelope, 'timeout')).toBe(true);
     expect(unhandled).toEqual([]);

@@ -75,16 +75,30 @@ describe('gateway: many servers behind one registry', () => {
     ws.write('config.json', {
       mcpServers: { broken: faultEntry({ FAULT_EXIT_AT_START: '1' }), fine: faultEntry() },
     });
-    const gateway = await ws.start();
+    // A short wait while down, so that its one more try is an event the test can wait for; the restart
+    // count is read as that try's failure is logged.
+    const restartsAtEachDown: number[] = [];
+    let restarts = () => -1;
+    const gateway = await ws.start({
+      restart: { initialDelayMs: 30, maxDelayMs: 200, jitter: 0.2, maxFailures: 3, downRetryMs: 250 },
+      log: (line) => {
+        ws.logs.push(line);
+        if (line.startsWith('broken: down after')) restartsAtEachDown.push(restarts());
+      },
+    });
+    restarts = () => gateway.status()[0]!.restarts;
     expect(await gateway.registry.call('echo', { text: 'ok' })).toMatchObject({ ok: true });
     await until(() => gateway.status()[0]?.state === 'down', 'the broken server is marked down');
     const broken = gateway.status()[0]!;
     expect(broken.stderr + (broken.reason ?? '')).toContain('the API token is missing');
     expect(ws.logs.join('\n')).toMatch(/broken: down after 3 failures in a row/);
-    // Down means no restart storm: the count stays put.
-    const restarts = broken.restarts;
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(gateway.status()[0]?.restarts).toBe(restarts);
+    // Down means no restart storm: one more try after the wait, then down again.
+    await until(() => restartsAtEachDown.length >= 2, 'the one more try while down fails');
+    expect(restartsAtEachDown[1]).toBe(restartsAtEachDown[0]! + 1);
+    expect(ws.logs.filter((line) => line.startsWith('broken: down after 4 failures in a row'))).toHaveLength(
+      1,
+    );
+    expect(ws.logs.filter((line) => line.startsWith('broken: could not start'))).toHaveLength(2);
     // Saving the config gives a server that is down a fresh start.
     await gateway.reload();
     expect(ws.logs.join('\n')).toContain('broken: down; the config was saved, so it starts again');
