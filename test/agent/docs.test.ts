@@ -28,6 +28,7 @@ describe('docs/agent.md and the package describe what the code has', () => {
     expect(pkg.exports['./agent']).toEqual({
       types: './dist/agent/index.d.ts',
       import: './dist/agent/index.js',
+      require: './cjs/agent.cjs',
     });
     for (const sdk of ['openai', '@anthropic-ai/sdk', '@google/genai']) {
       expect(pkg.peerDependenciesMeta[sdk], sdk).toEqual({ optional: true });

@@ -29,7 +29,10 @@ export function apiReports(tsconfig: string, entries: readonly string[]): Map<st
     const lines = [`# ${relative(root, entry).split(sep).join('/')}`, ''];
     const exported = checker.getExportsOfModule(module).sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const symbol of exported) lines.push(...describe(checker, symbol), '');
-    reports.set(entry, `${lines.join('\n').trimEnd()}\n`);
+    // A member keyed by a unique symbol prints as `__@NAME@<id>`, whose id moves with any change to
+    // the program: the report names the symbol alone, as `[NAME]`.
+    const text = lines.join('\n').replace(/__@([A-Za-z_$][\w$]*)@\d+/g, '[$1]');
+    reports.set(entry, `${text.trimEnd()}\n`);
   }
   return reports;
 }

@@ -250,5 +250,6 @@ test('the page is served from the package: every UI file, and the build copies t
   expect(manifest.exports['./studio']).toEqual({
     types: './dist/studio/index.d.ts',
     import: './dist/studio/index.js',
+    require: './cjs/studio.cjs',
   });
 });
