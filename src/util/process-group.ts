@@ -14,9 +14,21 @@ const POLL_MS = 25;
 /** How long a group that was sent SIGKILL is waited for (a process in the kernel can take a moment). */
 const KILL_WAIT_MS = 2_000;
 
-const live = new Set<number>();
-let hooked = false;
-let refusing = false;
+/**
+ * One record per process, not per copy of this module: a tool module the CLI loads through its
+ * TypeScript loader gets its own copy of toolpact's modules, and the groups its MCP servers lead must
+ * still be ended by the CLI's signal handler.
+ */
+interface GroupState {
+  readonly live: Set<number>;
+  hooked: boolean;
+  refusing: boolean;
+}
+const STATE_KEY = Symbol.for('toolpact.processGroups');
+const shared = globalThis as Record<symbol, GroupState | undefined>;
+const state: GroupState = shared[STATE_KEY] ?? { live: new Set<number>(), hooked: false, refusing: false };
+shared[STATE_KEY] = state;
+const live = state.live;
 
 /**
  * Notes that the process `pid` leads a process group of its own (it was spawned `detached`), which
@@ -28,8 +40,8 @@ let refusing = false;
  */
 export function adoptProcessGroup(pid: number): void {
   live.add(pid);
-  if (!hooked) {
-    hooked = true;
+  if (!state.hooked) {
+    state.hooked = true;
     // Synchronous by necessity: nothing asynchronous runs once the process is exiting.
     process.on('exit', () => signalProcessGroups('SIGKILL'));
   }
@@ -100,7 +112,7 @@ export function signalProcessGroups(signal: NodeJS.Signals): number {
  * process.once('SIGTERM', () => void endProcessGroups(TERM_GRACE_MS).finally(() => process.exit(143)));
  */
 export async function endProcessGroups(graceMs: number): Promise<void> {
-  refusing = true;
+  state.refusing = true;
   await Promise.all([...live].map((id) => endProcessGroup(id, graceMs)));
 }
 
@@ -111,7 +123,7 @@ export async function endProcessGroups(graceMs: number): Promise<void> {
  * if (refusingProcessGroups()) throw new Error('shutting down; the server was not started');
  */
 export function refusingProcessGroups(): boolean {
-  return refusing;
+  return state.refusing;
 }
 
 function signal(id: number, name: NodeJS.Signals): void {

@@ -90,3 +90,10 @@ test('serve: SIGTERM during the shutdown that the end of stdin started ends the 
   await exited;
   await noneLeft();
 }, 60_000);
+
+test('serve: one SIGTERM while serving ends serve and the module’s servers', async () => {
+  const { child, exited } = await start(['serve']);
+  child.kill('SIGTERM');
+  await exited;
+  await noneLeft();
+}, 60_000);
