@@ -1,0 +1,204 @@
+// One contract for every audit sink: JSON Lines, SQLite and PostgreSQL (when a private cluster can be
+// started) are run through the same calls and must read back the same entries. Each backend keeps its
+// own tests for what only it does (torn lines, WAL and SIGKILL, a store that goes away).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import * as z from 'zod';
+import { defineTool, Registry } from '../../src/index.js';
+import {
+  type AuditEntry,
+  type AuditQuery,
+  type AuditSink,
+  createPolicyGate,
+  definePolicy,
+  openAuditLog,
+  openSqliteAuditLog,
+  queryAuditLog,
+} from '../../src/policy/index.js';
+import { openPostgresStore } from '../../src/store/index.js';
+import { hasPostgres, type PostgresServer, startPostgres } from '../support/postgres.js';
+
+// Built at run time so no scanner mistakes this file for a leak.
+const TOKEN = `sk-proj-${'Q7w8E9r0'.repeat(4)}`;
+const PASSWORD = 'correct-horse-battery-staple';
+
+/** What a backend gives the suite: a sink to observe with, its queries, and where its bytes are. */
+interface OpenedSink {
+  readonly sink: AuditSink;
+  query(query?: AuditQuery): Promise<AuditEntry[]>;
+  /** Every byte the backend keeps, to look for secrets in; undefined where it is not a file. */
+  stored(): string | undefined;
+  close(): Promise<void>;
+}
+
+interface Backend {
+  readonly name: string;
+  open(): Promise<OpenedSink>;
+}
+
+const tools = () => [
+  defineTool({
+    name: 'login',
+    category: 'read',
+    description: 'Log in to a service and report whether it worked (an audit test tool).',
+    input: z.object({
+      user: z.string().describe('The user name.'),
+      password: z.string().describe('The password.'),
+      note: z.string().describe('Free text that may carry a token.'),
+    }),
+    execute: ({ user }) => ({ user, ok: true }),
+  }),
+  defineTool({
+    name: 'remove',
+    category: 'write',
+    description: 'Remove a file (an audit test tool the policy never allows).',
+    input: z.object({ path: z.string().describe('The path.') }),
+    execute: () => 'removed',
+  }),
+];
+
+const policy = definePolicy({
+  rules: [
+    { id: 'reads', action: 'allow', category: 'read' },
+    { id: 'no-removal', action: 'deny', tool: 'remove', reason: 'nothing is removed here' },
+  ],
+});
+
+/** 200 logins at once and 3 removals, through a gated registry observed by `sink`. */
+async function drive(sink: AuditSink): Promise<void> {
+  const gate = createPolicyGate(policy, { observe: sink.observe });
+  const registry = new Registry({ ...gate.registryOptions }).register(tools());
+  const logins = Array.from({ length: 200 }, (_, index) =>
+    registry.call(
+      'login',
+      { user: `user${index}`, password: PASSWORD, note: `token ${TOKEN} for ${index}` },
+      { callId: `login-${index}` },
+    ),
+  );
+  const removals = Array.from({ length: 3 }, (_, index) =>
+    registry.call('remove', { path: `/srv/${index}` }, { callId: `remove-${index}` }),
+  );
+  await Promise.all([...logins, ...removals]);
+  await registry.close();
+}
+
+function conformance(backend: Backend): void {
+  let opened: OpenedSink;
+  beforeAll(async () => {
+    opened = await backend.open();
+    await drive(opened.sink);
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.close();
+  });
+
+  test('every call is one complete entry, with its decision and rule', async () => {
+    const entries = await opened.query();
+    expect(entries).toHaveLength(203);
+    expect(new Set(entries.map((entry) => entry.callId)).size).toBe(203);
+    const login = entries.find((entry) => entry.callId === 'login-7');
+    expect(login).toMatchObject({
+      tool: 'login',
+      outcome: 'ok',
+      decision: { action: 'allow', rule: 'reads' },
+    });
+    const removal = entries.find((entry) => entry.callId === 'remove-1');
+    expect(removal).toMatchObject({
+      tool: 'remove',
+      outcome: 'permission_denied',
+      decision: { action: 'deny', rule: 'no-removal' },
+    });
+    expect(opened.sink.written()).toBe(203);
+    expect(opened.sink.failed()).toBe(0);
+  });
+
+  test('no secret is kept in clear, in the entries or in what the backend stores', async () => {
+    const entries = await opened.query();
+    const text = JSON.stringify(entries);
+    expect(text).not.toContain(TOKEN);
+    expect(text).not.toContain(PASSWORD);
+    const login = entries.find((entry) => entry.callId === 'login-3');
+    expect(JSON.stringify(login)).toContain('user3');
+    const stored = opened.stored();
+    if (stored !== undefined) {
+      expect(stored).not.toContain(TOKEN);
+      expect(stored).not.toContain(PASSWORD);
+    }
+  });
+
+  test('queries select by decision, tool, outcome and limit alike', async () => {
+    const denied = await opened.query({ decision: 'deny' });
+    expect(denied.map((entry) => entry.callId).sort()).toEqual(['remove-0', 'remove-1', 'remove-2']);
+    expect(await opened.query({ tool: 'remove' })).toHaveLength(3);
+    expect(await opened.query({ outcome: 'ok' })).toHaveLength(200);
+    expect(await opened.query({ decision: 'ask' })).toEqual([]);
+    const latest = await opened.query({ limit: 5 });
+    expect(latest).toHaveLength(5);
+    const all = await opened.query();
+    expect(latest.map((entry) => entry.callId)).toEqual(all.slice(-5).map((entry) => entry.callId));
+    expect(await opened.query({ since: new Date(Date.now() + 60_000) })).toEqual([]);
+  });
+}
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+function folder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'toolpact-audit-conformance-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function fileBackend(name: string, fileName: string, open: (file: string) => AuditSink): Backend {
+  return {
+    name,
+    open: async () => {
+      const file = join(folder(), fileName);
+      const sink = open(file);
+      let closed = false;
+      const close = () => {
+        if (!closed) sink.close();
+        closed = true;
+      };
+      return {
+        sink,
+        query: async (query) => {
+          close();
+          return queryAuditLog(file, query);
+        },
+        stored: () => readFileSync(file, 'latin1'),
+        close: async () => close(),
+      };
+    },
+  };
+}
+
+describe.each([
+  fileBackend('JSON Lines', 'audit.jsonl', (file) => openAuditLog(file)),
+  fileBackend('SQLite', 'audit.db', (file) => openSqliteAuditLog(file)),
+])('the audit sink contract: $name', conformance);
+
+describe.runIf(hasPostgres)('the audit sink contract: PostgreSQL', () => {
+  let postgres: PostgresServer;
+  beforeAll(async () => {
+    postgres = await startPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    await postgres?.stop();
+  });
+  conformance({
+    name: 'PostgreSQL',
+    open: async () => {
+      const store = await openPostgresStore(postgres.url, { connectTimeoutMs: 5_000 });
+      return {
+        sink: store.audit,
+        query: (query) => store.queryAudit(query),
+        stored: () => undefined,
+        close: () => store.close(),
+      };
+    },
+  });
+});
