@@ -30,6 +30,9 @@
  *    gateway's RSS rise (peak during the flood, sampled every 20 ms, minus before it). A fresh gateway per
  *    repetition. `GATEWAY_BENCH_ONLY=flood` runs this part alone (no Chromium needed, well under a minute).
  *
+ * `GATEWAY_BENCH_FROM=build` (after `npm run build`) runs the gateway from dist/, as an installed package
+ * does, instead of the sources through tsx.
+ *
  * The figures go to stdout and, as JSON, to `GATEWAY_BENCH_JSON` (default .toolpact-tmp/bench/gateway.json).
  * Every process started is followed to its end; one still running after its client closed is reported
  * (and then killed by its pid).
@@ -57,7 +60,10 @@ import { printRows } from './measure.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const FIXTURE = join(ROOT, 'bench', 'fixtures', 'gateway', 'five-servers.json');
-const CLI = join(ROOT, 'bin', 'toolpact.js');
+// `GATEWAY_BENCH_FROM=build` runs the gateway as the published package does, from the build (run
+// `npm run build` first); by default it runs from a checkout, the TypeScript sources through tsx.
+const FROM_BUILD = process.env.GATEWAY_BENCH_FROM === 'build';
+const CLI = FROM_BUILD ? join(ROOT, 'dist', 'cli', 'bin.js') : join(ROOT, 'bin', 'toolpact.js');
 const MODULES = join(ROOT, 'node_modules');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = resolve(
@@ -95,6 +101,9 @@ interface Bench {
 }
 
 export default async function run(): Promise<void> {
+  if (FROM_BUILD && !existsSync(CLI)) {
+    throw new Error(`GATEWAY_BENCH_FROM=build runs ${CLI}, which is not built: run npm run build first.`);
+  }
   if (process.env.GATEWAY_BENCH_ONLY === 'flood') {
     const dir = mkdtempSync(join(tmpdir(), 'toolpact-gateway-bench-'));
     try {
@@ -150,7 +159,9 @@ export default async function run(): Promise<void> {
         date: new Date().toISOString(),
       },
       servers: versions,
-      gatewayRunsFrom: 'bin/toolpact.js: the TypeScript sources through tsx',
+      gatewayRunsFrom: FROM_BUILD
+        ? 'dist/cli/bin.js: the build, as the published package runs'
+        : 'bin/toolpact.js: the TypeScript sources through tsx',
       tokens: { ...tokens.figures, wire },
       calls,
       start: start.figures,
