@@ -8,6 +8,7 @@ import type { Policy } from '../policy/policy.js';
 import { createPolicyGate } from '../policy/policy-gate.js';
 import type { Registry, RegistryOptions } from '../registry/registry.js';
 import type { PostgresStore } from '../store/index.js';
+import { counted } from '../util/counted.js';
 import type { FlagSpec, ParsedArgs } from './args.js';
 import { openAuditOption } from './gate-options.js';
 import type { CliIo } from './io.js';
@@ -251,10 +252,10 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
     };
     const toolCount = () =>
       !search
-        ? `${(served?.listing ?? registry).schemas().length} tools`
+        ? counted((served?.listing ?? registry).schemas().length, 'tool')
         : statelessSearch
-          ? `${registry.size} tools (${search.stateless.schemas().length} listed, call_tool among them)`
-          : `${registry.size} tools (${search.activeTools().length} listed until a search loads more)`;
+          ? `${counted(registry.size, 'tool')} (${search.stateless.schemas().length} listed, call_tool among them)`
+          : `${counted(registry.size, 'tool')} (${search.activeTools().length} listed until a search loads more)`;
     return await serve(mcp, registry, common, toolCount, bus);
   } finally {
     stop.dispose();

@@ -19,7 +19,9 @@ function loadExactCounter(): Encode | null {
       countTokens: Encode;
     };
     exactCounter = loaded.countTokens;
-  } catch {
+  } catch (error) {
+    // Only its absence means "estimate": a tokenizer that is there but fails to load is a real fault.
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
     exactCounter = null;
   }
   return exactCounter;

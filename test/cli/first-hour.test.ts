@@ -1,6 +1,7 @@
 // A new user's first hour with the CLI (issue 27 §5): the host entry init prints runs as pasted, one
 // server it cannot use does not abort init, a typo is named as one, a usage line follows only a usage
 // error, the operator sees whole paths while the model does not, and counts read as English.
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -229,6 +230,34 @@ describe('reports', () => {
     expect(result.stdout).not.toMatch(/-\d+%/);
   }, 30_000);
 });
+
+test('serve says "1 tool", not "1 tools", when it serves one', async () => {
+  const module = join(dir, 'one.ts');
+  writeFileSync(
+    module,
+    [
+      `import { defineTool } from ${JSON.stringify(SOURCE_ENTRY)};`,
+      "export const look = defineTool({ name: 'look', category: 'read', description: 'Say what is there.', execute: () => 'nothing' });",
+    ].join('\n'),
+  );
+  const child = spawn(process.execPath, [resolve('bin/toolpact.js'), 'serve', module], {
+    cwd: dir,
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const serving = new Promise<void>((done, fail) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes(' on stdio.')) done();
+    });
+    child.once('exit', () => fail(new Error(`serve exited before serving: ${stderr}`)));
+  });
+  const exited = new Promise((done) => child.once('exit', done));
+  await serving;
+  expect(stderr).toContain('toolpact serve: 1 tool on stdio.');
+  child.stdin.end();
+  await exited;
+}, 30_000);
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
