@@ -216,14 +216,7 @@ describe('what the operator sees, and what the model sees', () => {
 
 describe('reports', () => {
   test('tool search that costs more than the one tool it stands in for says so, not a negative saving', async () => {
-    const module = join(dir, 'one.ts');
-    writeFileSync(
-      module,
-      [
-        `import { defineTool } from ${JSON.stringify(SOURCE_ENTRY)};`,
-        "export const look = defineTool({ name: 'look', category: 'read', description: 'Say what is there.', execute: () => 'nothing' });",
-      ].join('\n'),
-    );
+    const module = oneToolModule();
     const result = await run(['inspect', module]);
     expect(result.stdout).toContain('all 1 tool ');
     expect(result.stdout).toMatch(/none: costs \d+% more/);
@@ -232,14 +225,7 @@ describe('reports', () => {
 });
 
 test('serve says "1 tool", not "1 tools", when it serves one', async () => {
-  const module = join(dir, 'one.ts');
-  writeFileSync(
-    module,
-    [
-      `import { defineTool } from ${JSON.stringify(SOURCE_ENTRY)};`,
-      "export const look = defineTool({ name: 'look', category: 'read', description: 'Say what is there.', execute: () => 'nothing' });",
-    ].join('\n'),
-  );
+  const module = oneToolModule();
   const child = spawn(process.execPath, [resolve('bin/toolpact.js'), 'serve', module], {
     cwd: dir,
     stdio: ['pipe', 'ignore', 'pipe'],
@@ -258,6 +244,19 @@ test('serve says "1 tool", not "1 tools", when it serves one', async () => {
   child.stdin.end();
   await exited;
 }, 30_000);
+
+/** A module with one read tool, `look`, in the test's folder. */
+function oneToolModule(): string {
+  const module = join(dir, 'one.ts');
+  writeFileSync(
+    module,
+    [
+      `import { defineTool } from ${JSON.stringify(SOURCE_ENTRY)};`,
+      "export const look = defineTool({ name: 'look', category: 'read', description: 'Say what is there.', execute: () => 'nothing' });",
+    ].join('\n'),
+  );
+  return module;
+}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -3,11 +3,11 @@
 // forks a grandchild that ignores SIGTERM; what is left is counted through /proc.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { until } from '../gateway/support.js';
+import { catchesTerm, processesWith, until } from '../gateway/support.js';
 
 const BIN = resolve('bin/toolpact.js');
 const MODULE = resolve('test/fixtures/cli/imported-stubborn.ts');
@@ -33,28 +33,7 @@ afterEach(() => {
 });
 
 /** The processes whose argv holds this test's marker, this one excepted. */
-function survivors(): { pid: number; argv: string }[] {
-  const found: { pid: number; argv: string }[] = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-      if (argv.includes(marker)) found.push({ pid, argv });
-    } catch {}
-  }
-  return found;
-}
-
-/** Whether a process has a handler for SIGTERM (bit 14 of SigCgt). */
-function catchesTerm(pid: number): boolean {
-  try {
-    const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return caught !== undefined && (BigInt(`0x${caught}`) & (1n << 14n)) !== 0n;
-  } catch {
-    return false;
-  }
-}
+const survivors = () => processesWith(marker);
 
 const logged = (event: string) => existsSync(log) && readFileSync(log, 'utf8').includes(`${event} `);
 

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { until, workspace } from './support.js';
+import { catchesTerm, processesWith as survivors, until, workspace } from './support.js';
 
 // However a gateway ends, or restarts a server, no process it started is left: not the server (which
 // ignores stdin's close), not the grandchild it forks (which ignores SIGTERM). Every process of a test
@@ -34,33 +34,6 @@ afterEach(() => {
   }
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** The processes whose argv holds `text` (zombies have none), this one excepted. */
-function survivors(text: string, except: readonly number[] = []): { pid: number; argv: string }[] {
-  const found: { pid: number; argv: string }[] = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === process.pid || except.includes(pid)) continue;
-    let argv: string;
-    try {
-      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
-    } catch {
-      continue;
-    }
-    if (argv.includes(text)) found.push({ pid, argv });
-  }
-  return found;
-}
-
-/** Whether a process has a handler for SIGTERM (bit 14 of SigCgt in /proc/<pid>/status). */
-function catchesTerm(pid: number): boolean {
-  try {
-    const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return caught !== undefined && (BigInt(`0x${caught}`) & (1n << 14n)) !== 0n;
-  } catch {
-    return false;
-  }
-}
 
 /** Waits (bounded) until no process carries the marker but `except`; fails listing the survivors. */
 async function noneLeft(except: readonly number[] = []): Promise<void> {

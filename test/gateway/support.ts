@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
@@ -76,5 +76,32 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The processes whose argv holds `text` (zombies have none), this one and `except` excepted. */
+export function processesWith(text: string, except: readonly number[] = []): { pid: number; argv: string }[] {
+  const found: { pid: number; argv: string }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid || except.includes(pid)) continue;
+    let argv: string;
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    } catch {
+      continue;
+    }
+    if (argv.includes(text)) found.push({ pid, argv });
+  }
+  return found;
+}
+
+/** Whether a process has a handler for SIGTERM (bit 14 of SigCgt in /proc/<pid>/status). */
+export function catchesTerm(pid: number): boolean {
+  try {
+    const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return caught !== undefined && (BigInt(`0x${caught}`) & (1n << 14n)) !== 0n;
+  } catch {
+    return false;
   }
 }
