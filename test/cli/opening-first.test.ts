@@ -2,7 +2,7 @@
 // for the tools, in order, and the servers start at the first message other than server/discover.
 import { PassThrough, type Readable } from 'node:stream';
 import { expect, test } from 'vitest';
-import { openingFirst } from '../../src/cli/serve-tools.js';
+import { openingFirst } from '../../src/cli/opening-first.js';
 
 const line = (id: number | undefined, method: string) =>
   `${JSON.stringify({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method })}\n`;
