@@ -81,7 +81,7 @@ beforeAll(() => {
       files: ['entries.ts'],
     }),
   );
-  // Every entry, and one misuse that only real types catch: were toolpact's types \`any\` (unresolved,
+  // Every entry, and one misuse that only real types catch: were toolpact's types `any` (unresolved,
   // or never checked), the expected error would be missing and tsc would say so.
   writeFileSync(
     join(project, 'entries.ts'),
