@@ -1,5 +1,5 @@
 import { relative, sep } from 'node:path';
-import type ts from 'typescript';
+import type TS from 'typescript';
 
 /** The machine code of a problem `toolpact gen` found in a declaration. */
 export type ExtractDiagnosticCode =
@@ -20,7 +20,7 @@ export type ExtractDiagnosticCode =
  * @example
  * report(parameter, 'unsupported_type', 'parameter "id" of tool "get_user" has type bigint, …', 'bigint');
  */
-export type Report = (node: ts.Node, code: ExtractDiagnosticCode, message: string, type?: string) => void;
+export type Report = (node: TS.Node, code: ExtractDiagnosticCode, message: string, type?: string) => void;
 
 /**
  * One problem in the source, as data: where it is (absolute file, 1-based line and column), its code,

@@ -1,7 +1,8 @@
-import ts from 'typescript';
+import type TS from 'typescript';
 import type { Report } from './diagnostics.js';
 import { type DocTag, SCHEMA_TAGS } from './doc-tags.js';
 import { docText } from './doc-text.js';
+import ts from './peer.js';
 
 /**
  * The tags a tool's own doc comment carries besides `@param` and the schema tags of a parameter:
@@ -18,7 +19,7 @@ const READ_TAGS = [...new Set(['param', ...TOOL_TAGS, ...Object.keys(SCHEMA_TAGS
 export interface ParamDoc {
   /** The name as written: `path`, or `options.path` for a member of the parameter object. */
   readonly name: string;
-  readonly tag: ts.JSDocParameterTag;
+  readonly tag: TS.JSDocParameterTag;
   readonly description: string;
   readonly tags: DocTag[];
 }
@@ -52,9 +53,9 @@ export interface OwnComment {
  * const comment = readToolComment([declaration.fn, variableDeclaration], 'read_file', report);
  * comment.params.find((param) => param.name === 'path')?.description;
  */
-export function readToolComment(hosts: readonly ts.Node[], tool: string, report: Report): ToolComment {
+export function readToolComment(hosts: readonly TS.Node[], tool: string, report: Report): ToolComment {
   const seen = new Set<number>();
-  const found: ts.JSDoc[] = [];
+  const found: TS.JSDoc[] = [];
   for (const host of hosts) {
     for (const doc of commentsOf(host)) {
       if (seen.has(doc.pos)) continue;
@@ -113,7 +114,7 @@ export function readToolComment(hosts: readonly ts.Node[], tool: string, report:
  * @example
  * const own = readOwnComment(parameter, `parameter "count" of tool "tally"`, report);
  */
-export function readOwnComment(node: ts.Node, what: string, report: Report): OwnComment {
+export function readOwnComment(node: TS.Node, what: string, report: Report): OwnComment {
   const doc = commentsOf(node)[0];
   if (!doc) return { description: '', tags: [] };
   const tags: DocTag[] = [];
@@ -126,7 +127,7 @@ export function readOwnComment(node: ts.Node, what: string, report: Report): Own
 }
 
 /** Reports a tag toolpact does not read at all. */
-function reportUnread(tag: ts.JSDocTag, where: string, report: Report): void {
+function reportUnread(tag: TS.JSDocTag, where: string, report: Report): void {
   const name = tag.tagName.text;
   report(
     tag,
@@ -136,7 +137,7 @@ function reportUnread(tag: ts.JSDocTag, where: string, report: Report): void {
 }
 
 /** A doc comment's or tag's text as written, links kept in their source form (`{@link read_file}`). */
-function commentText(comment: string | ts.NodeArray<ts.JSDocComment> | undefined): string {
+function commentText(comment: string | TS.NodeArray<TS.JSDocComment> | undefined): string {
   return (ts.getTextOfJSDocComment(comment) ?? '').trim();
 }
 
@@ -146,7 +147,7 @@ function commentText(comment: string | ts.NodeArray<ts.JSDocComment> | undefined
  * decorators and the method; those are parsed on their own, at their place in the file, so what is
  * reported about them points into the file.
  */
-function commentsOf(host: ts.Node): ts.JSDoc[] {
+function commentsOf(host: TS.Node): TS.JSDoc[] {
   if (ts.isCallExpression(host)) return commentAt(host.getSourceFile(), host.getFullStart());
   const attached = ts
     .getJSDocCommentsAndTags(host)
@@ -158,7 +159,7 @@ function commentsOf(host: ts.Node): ts.JSDoc[] {
 }
 
 /** The doc comment that ends the comments starting at `position`, parsed alone. */
-function commentAt(file: ts.SourceFile, position: number): ts.JSDoc[] {
+function commentAt(file: TS.SourceFile, position: number): TS.JSDoc[] {
   const last = ts.getLeadingCommentRanges(file.text, position)?.at(-1);
   const text = last ? file.text.slice(last.pos, last.end) : '';
   if (!last || !text.startsWith('/**') || text === '/**/') return [];
@@ -168,12 +169,12 @@ function commentAt(file: ts.SourceFile, position: number): ts.JSDoc[] {
   return statement ? ts.getJSDocCommentsAndTags(statement).filter(ts.isJSDoc) : [];
 }
 
-function entityName(name: ts.EntityName): string {
+function entityName(name: TS.EntityName): string {
   return ts.isIdentifier(name) ? name.text : `${entityName(name.left)}.${name.right.text}`;
 }
 
 /** A tag written after other text on its line, as `@minLength 1` in `@param pattern A regex. @minLength 1`. */
-function isInline(tag: ts.JSDocTag): boolean {
+function isInline(tag: TS.JSDocTag): boolean {
   const file = tag.getSourceFile();
   const start = tag.getStart(file);
   const { line } = file.getLineAndCharacterOfPosition(start);
@@ -181,7 +182,7 @@ function isInline(tag: ts.JSDocTag): boolean {
   return !/^\s*(?:\/\*\*|\*)?\s*$/.test(before);
 }
 
-function lineOf(node: ts.Node): number {
+function lineOf(node: TS.Node): number {
   const file = node.getSourceFile();
   return file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1;
 }

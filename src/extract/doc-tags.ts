@@ -1,4 +1,4 @@
-import type ts from 'typescript';
+import type TS from 'typescript';
 import type { Report } from './diagnostics.js';
 import type { SchemaNode, Site } from './schema-node.js';
 
@@ -7,7 +7,7 @@ export interface DocTag {
   readonly name: string;
   readonly text: string;
   /** Where the tag is written, so a problem with it is reported there rather than at its member. */
-  readonly at?: ts.Node;
+  readonly at?: TS.Node;
 }
 
 type TagKind = 'number' | 'count' | 'pattern' | 'format' | 'value' | 'flag' | 'integer';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import ts from 'typescript';
+import type TS from 'typescript';
 import {
   GENERATED_FORMAT,
   type GeneratedContracts,
@@ -9,6 +9,7 @@ import {
 } from '../typed/generated-contracts.js';
 import { type ExtractDiagnostic, type Report, sortDiagnostics } from './diagnostics.js';
 import { findToolDeclarations } from './find-tool-declarations.js';
+import ts from './peer.js';
 import { readToolContract } from './read-tool-contract.js';
 
 /** What to extract from: source files, or a tsconfig (its files), and where the module goes. */
@@ -72,13 +73,13 @@ export function extractContracts(options: ExtractOptions): ExtractResult {
       ...(type ? { type } : {}),
     });
   };
-  const isUserFile = (file: ts.SourceFile) =>
+  const isUserFile = (file: TS.SourceFile) =>
     !file.isDeclarationFile &&
     !program.isSourceFileFromExternalLibrary(file) &&
     !/[\\/]node_modules[\\/]/.test(file.fileName);
 
   const tools = new Map<string, { tool: GeneratedTool; inputs: readonly string[] }>();
-  const declared = new Map<string, ts.Node>();
+  const declared = new Map<string, TS.Node>();
   const sources: string[] = [];
   let typesFrom: string | undefined;
   for (const file of roots) {
@@ -152,8 +153,8 @@ function createProgram(
   cwd: string,
   output: string,
   diagnostics: ExtractDiagnostic[],
-): { program: ts.Program; roots: ts.SourceFile[] } {
-  let compilerOptions: ts.CompilerOptions = {
+): { program: TS.Program; roots: TS.SourceFile[] } {
+  let compilerOptions: TS.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
   };
@@ -211,7 +212,7 @@ function relativeTo(output: string, file: string): string {
  * The specifier the generated module imports toolpact's types from: the one the source used, made
  * relative to the generated module when it is a relative path.
  */
-function typesSpecifier(from: { specifier: string; file: ts.SourceFile }, output: string): string {
+function typesSpecifier(from: { specifier: string; file: TS.SourceFile }, output: string): string {
   if (!from.specifier.startsWith('.')) return from.specifier;
   const target = resolve(dirname(from.file.fileName), from.specifier);
   let path = relativeTo(output, target);

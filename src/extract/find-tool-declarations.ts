@@ -1,12 +1,13 @@
-import ts from 'typescript';
+import type TS from 'typescript';
 import type { Report } from './diagnostics.js';
+import ts from './peer.js';
 
 /** A function-like node the contract is read from. */
 export type ToolFunction =
-  | ts.FunctionDeclaration
-  | ts.FunctionExpression
-  | ts.ArrowFunction
-  | ts.MethodDeclaration;
+  | TS.FunctionDeclaration
+  | TS.FunctionExpression
+  | TS.ArrowFunction
+  | TS.MethodDeclaration;
 
 /** One `tool(fn, options)` call or `@tool(options)` decorator found in the source. */
 export interface ToolDeclaration {
@@ -14,21 +15,21 @@ export interface ToolDeclaration {
   readonly name: string;
   readonly fn: ToolFunction;
   /** The call or decorator, where the declaration is reported. */
-  readonly site: ts.Node;
+  readonly site: TS.Node;
   /**
    * The nodes a doc comment describing the tool may be attached to, nearest the function first: the
    * function itself, the `const` it is assigned to, the `tool(…)` call, and what holds the call.
    */
-  readonly docSources: readonly ts.Node[];
+  readonly docSources: readonly TS.Node[];
   /** The options object literal, when it is one. */
-  readonly options: ts.ObjectLiteralExpression | undefined;
+  readonly options: TS.ObjectLiteralExpression | undefined;
   /** A literal `category` option, when there is one. */
   readonly category: string | undefined;
   /** True when `category` is given but not as a literal (the run time decides). */
   readonly dynamicCategory: boolean;
   readonly title: string | undefined;
   /** The module specifier the source imports `tool` from, resolved to a file when relative. */
-  readonly importedFrom: { readonly specifier: string; readonly file: ts.SourceFile } | undefined;
+  readonly importedFrom: { readonly specifier: string; readonly file: TS.SourceFile } | undefined;
 }
 
 // The declaring file of toolpact's own `tool`, in this repository or in an installed package.
@@ -43,12 +44,12 @@ const TOOL_FILE = /[\\/]typed[\\/]tool\.(?:d\.)?[cm]?[jt]s$/;
  * const declarations = findToolDeclarations(program.getSourceFile('src/tools.ts')!, checker, report);
  */
 export function findToolDeclarations(
-  file: ts.SourceFile,
-  checker: ts.TypeChecker,
+  file: TS.SourceFile,
+  checker: TS.TypeChecker,
   report: Report,
 ): ToolDeclaration[] {
   const found: ToolDeclaration[] = [];
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TS.Node): void => {
     if (ts.isCallExpression(node) && isToolpactTool(node.expression, checker)) {
       const declaration = ts.isDecorator(node.parent)
         ? fromDecorator(node, node.parent, checker, report)
@@ -61,7 +62,7 @@ export function findToolDeclarations(
   return found;
 }
 
-function isToolpactTool(callee: ts.Expression, checker: ts.TypeChecker): boolean {
+function isToolpactTool(callee: TS.Expression, checker: TS.TypeChecker): boolean {
   let symbol = checker.getSymbolAtLocation(callee);
   if (!symbol) return false;
   if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
@@ -75,8 +76,8 @@ function isToolpactTool(callee: ts.Expression, checker: ts.TypeChecker): boolean
 }
 
 function fromCall(
-  call: ts.CallExpression,
-  checker: ts.TypeChecker,
+  call: TS.CallExpression,
+  checker: TS.TypeChecker,
   report: Report,
 ): ToolDeclaration | undefined {
   const [target, optionsNode] = call.arguments;
@@ -95,7 +96,7 @@ function fromCall(
   const enclosing = enclosingDeclaration(call);
   let fn: ToolFunction | undefined;
   let ownName: string | undefined;
-  const docSources: ts.Node[] = [];
+  const docSources: TS.Node[] = [];
   if (ts.isArrowFunction(target) || ts.isFunctionExpression(target)) {
     fn = target;
     ownName = ts.isFunctionExpression(target) ? target.name?.text : undefined;
@@ -162,9 +163,9 @@ function fromCall(
 }
 
 function fromDecorator(
-  call: ts.CallExpression,
-  decorator: ts.Decorator,
-  checker: ts.TypeChecker,
+  call: TS.CallExpression,
+  decorator: TS.Decorator,
+  checker: TS.TypeChecker,
   report: Report,
 ): ToolDeclaration | undefined {
   const method = decorator.parent;
@@ -210,7 +211,7 @@ interface OptionFacts {
   title?: string;
 }
 
-function readOptions(options: ts.ObjectLiteralExpression | undefined, report: Report): OptionFacts {
+function readOptions(options: TS.ObjectLiteralExpression | undefined, report: Report): OptionFacts {
   const facts: OptionFacts = { dynamicCategory: false };
   for (const property of options?.properties ?? []) {
     const key =
@@ -235,7 +236,7 @@ function readOptions(options: ts.ObjectLiteralExpression | undefined, report: Re
   return facts;
 }
 
-function literalString(node: ts.Expression): string | undefined {
+function literalString(node: TS.Expression): string | undefined {
   if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
   if (ts.isAsExpression(node) || ts.isSatisfiesExpression(node) || ts.isParenthesizedExpression(node)) {
     return literalString(node.expression);
@@ -247,7 +248,7 @@ function literalString(node: ts.Expression): string | undefined {
  * What holds a `tool(…)` call and may carry the tool's doc comment: the variable it initialises, the
  * property it is the value of, or the `export default` it is.
  */
-function enclosingDeclaration(call: ts.CallExpression): ts.Node | undefined {
+function enclosingDeclaration(call: TS.CallExpression): TS.Node | undefined {
   let parent = call.parent;
   while (
     parent &&
@@ -260,7 +261,7 @@ function enclosingDeclaration(call: ts.CallExpression): ts.Node | undefined {
   return undefined;
 }
 
-function importOf(callee: ts.Expression, checker: ts.TypeChecker): ToolDeclaration['importedFrom'] {
+function importOf(callee: TS.Expression, checker: TS.TypeChecker): ToolDeclaration['importedFrom'] {
   const symbol = checker.getSymbolAtLocation(callee);
   const declaration = symbol?.declarations?.[0];
   if (!declaration || !ts.isImportSpecifier(declaration)) return undefined;

@@ -1,7 +1,8 @@
-import ts from 'typescript';
+import type TS from 'typescript';
 import type { Report } from './diagnostics.js';
 import { type OwnComment, type ParamDoc, readOwnComment } from './doc-comment.js';
 import { applyDocs } from './doc-tags.js';
+import ts from './peer.js';
 import type { SchemaNode } from './schema-node.js';
 
 /**
@@ -16,13 +17,13 @@ import type { SchemaNode } from './schema-node.js';
  */
 export function positionalDocs(
   params: readonly ParamDoc[],
-  parameters: readonly ts.ParameterDeclaration[],
-  hidden: readonly ts.ParameterDeclaration[],
+  parameters: readonly TS.ParameterDeclaration[],
+  hidden: readonly TS.ParameterDeclaration[],
   tool: string,
   report: Report,
 ): Map<string, OwnComment> {
   const named = parameters.filter((parameter) => ts.isIdentifier(parameter.name));
-  const names = named.map((parameter) => (parameter.name as ts.Identifier).text);
+  const names = named.map((parameter) => (parameter.name as TS.Identifier).text);
   const hiddenNames = hidden.flatMap((parameter) =>
     ts.isIdentifier(parameter.name) ? [parameter.name.text] : [],
   );
@@ -94,7 +95,7 @@ export function positionalDocs(
 export function applyObjectDocs(
   schema: SchemaNode,
   params: readonly ParamDoc[],
-  parameter: ts.ParameterDeclaration,
+  parameter: TS.ParameterDeclaration,
   tool: string,
   report: Report,
 ): void {

@@ -1,4 +1,4 @@
-import ts from 'typescript';
+import type TS from 'typescript';
 import { isToolCategory, type ToolExample } from '../contract/index.js';
 import type { CallShape, GeneratedContract, GeneratedTool } from '../typed/generated-contracts.js';
 import type { Report } from './diagnostics.js';
@@ -7,6 +7,7 @@ import { applyDocs, parseValue } from './doc-tags.js';
 import { docText } from './doc-text.js';
 import type { ToolDeclaration } from './find-tool-declarations.js';
 import { applyObjectDocs, positionalDocs } from './parameter-docs.js';
+import ts from './peer.js';
 import { SchemaBuilder } from './schema-builder.js';
 import type { SchemaNode } from './schema-node.js';
 
@@ -29,9 +30,9 @@ export interface ReadTool {
  */
 export function readToolContract(
   declaration: ToolDeclaration,
-  checker: ts.TypeChecker,
+  checker: TS.TypeChecker,
   report: Report,
-  isUserFile: (file: ts.SourceFile) => boolean,
+  isUserFile: (file: TS.SourceFile) => boolean,
 ): ReadTool | undefined {
   let failed = false;
   const tracked: Report = (node, code, message, type) => {
@@ -136,7 +137,7 @@ export function readToolContract(
 
 function readParameters(
   declaration: ToolDeclaration,
-  checker: ts.TypeChecker,
+  checker: TS.TypeChecker,
   builder: SchemaBuilder,
   params: readonly ParamDoc[],
   report: Report,
@@ -227,7 +228,7 @@ function readParameters(
 
 function readReturn(
   declaration: ToolDeclaration,
-  checker: ts.TypeChecker,
+  checker: TS.TypeChecker,
   builder: SchemaBuilder,
 ): SchemaNode | undefined {
   const { fn, name } = declaration;
@@ -239,7 +240,7 @@ function readReturn(
   if (type.flags & nothing) return undefined;
   if (
     type.flags & ts.TypeFlags.Union &&
-    (type as ts.UnionType).types.every((member) => member.flags & nothing)
+    (type as TS.UnionType).types.every((member) => member.flags & nothing)
   ) {
     return undefined;
   }
@@ -252,8 +253,8 @@ function readReturn(
 
 function applyBindingDefaults(
   schema: SchemaNode,
-  pattern: ts.ObjectBindingPattern,
-  checker: ts.TypeChecker,
+  pattern: TS.ObjectBindingPattern,
+  checker: TS.TypeChecker,
   report: Report,
   tool: string,
 ): void {
@@ -281,7 +282,7 @@ function applyBindingDefaults(
 }
 
 /** One object parameter whose properties are the tool's parameters (a Record or an array is not one). */
-function isObjectParameter(parameter: ts.ParameterDeclaration, checker: ts.TypeChecker): boolean {
+function isObjectParameter(parameter: TS.ParameterDeclaration, checker: TS.TypeChecker): boolean {
   const type = checker.getNonNullableType(checker.getTypeAtLocation(parameter));
   if (ts.isObjectBindingPattern(parameter.name)) return true;
   if (!(type.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection))) return false;
@@ -292,23 +293,23 @@ function isObjectParameter(parameter: ts.ParameterDeclaration, checker: ts.TypeC
   return checker.getPropertiesOfType(type).length > 0;
 }
 
-function isExecuteContext(type: ts.Type): boolean {
+function isExecuteContext(type: TS.Type): boolean {
   const symbol = type.aliasSymbol ?? type.getSymbol();
   return symbol?.getName() === 'ToolExecuteContext';
 }
 
-function includesUndefined(type: ts.Type): boolean {
+function includesUndefined(type: TS.Type): boolean {
   if (type.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)) return true;
   return (
     Boolean(type.flags & ts.TypeFlags.Union) &&
-    (type as ts.UnionType).types.some((member) => member.flags & ts.TypeFlags.Undefined)
+    (type as TS.UnionType).types.some((member) => member.flags & ts.TypeFlags.Undefined)
   );
 }
 
 type Literal = { ok: true; value: unknown } | { ok: false };
 
 /** The value of a literal initializer (strings, numbers, booleans, null, enum members, arrays and objects of them). */
-function literal(node: ts.Expression, checker: ts.TypeChecker): Literal {
+function literal(node: TS.Expression, checker: TS.TypeChecker): Literal {
   if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
     return { ok: true, value: node.text };
   if (ts.isNumericLiteral(node)) return { ok: true, value: Number(node.text) };
@@ -353,7 +354,7 @@ function literal(node: ts.Expression, checker: ts.TypeChecker): Literal {
   return { ok: false };
 }
 
-function signatureText(fn: ts.SignatureDeclaration & { body?: ts.Node }): string {
+function signatureText(fn: TS.SignatureDeclaration & { body?: TS.Node }): string {
   const source = fn.getSourceFile().text;
   return source.slice(fn.getStart(), fn.body ? fn.body.getStart() : fn.getEnd()).trim();
 }

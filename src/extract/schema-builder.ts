@@ -1,9 +1,10 @@
-import ts from 'typescript';
+import type TS from 'typescript';
 import type { ArgumentPath } from '../typed/generated-contracts.js';
 import type { Report } from './diagnostics.js';
 import { readOwnComment } from './doc-comment.js';
 import { applyDocs } from './doc-tags.js';
 import { docText } from './doc-text.js';
+import ts from './peer.js';
 import type { SchemaNode, Site } from './schema-node.js';
 
 interface NamedEntry {
@@ -35,18 +36,18 @@ const JSON_FORMATS_NOTE = 'JSON can carry strings, numbers, booleans, null, arra
  * builder.finish(schema, parameter, 'tool "read_file"');
  */
 export class SchemaBuilder {
-  readonly #checker: ts.TypeChecker;
+  readonly #checker: TS.TypeChecker;
   readonly #report: Report;
-  readonly #isUserFile: (file: ts.SourceFile) => boolean;
-  readonly #entries = new Map<ts.Type, NamedEntry>();
+  readonly #isUserFile: (file: TS.SourceFile) => boolean;
+  readonly #entries = new Map<TS.Type, NamedEntry>();
   readonly #names = new Set<string>();
   readonly #dates: ArgumentPath[] = [];
   /** Declarations of the source's own types that the schema was read from (they go into the inputs hash). */
-  readonly declarations = new Set<ts.Node>();
+  readonly declarations = new Set<TS.Node>();
   #unionDepth = 0;
   #depth = 0;
 
-  constructor(checker: ts.TypeChecker, report: Report, isUserFile: (file: ts.SourceFile) => boolean) {
+  constructor(checker: TS.TypeChecker, report: Report, isUserFile: (file: TS.SourceFile) => boolean) {
     this.#checker = checker;
     this.#report = report;
     this.#isUserFile = isUserFile;
@@ -58,7 +59,7 @@ export class SchemaBuilder {
   }
 
   /** The schema of `type`, as a fresh node the caller may add annotations to. */
-  convert(type: ts.Type, site: Site): SchemaNode {
+  convert(type: TS.Type, site: Site): SchemaNode {
     const checker = this.#checker;
     const flags = type.flags;
     if (flags & ts.TypeFlags.Any) {
@@ -96,22 +97,22 @@ export class SchemaBuilder {
     }
     if (flags & ts.TypeFlags.Null) return { type: 'null' };
     if (flags & ts.TypeFlags.StringLiteral)
-      return { type: 'string', const: (type as ts.StringLiteralType).value };
+      return { type: 'string', const: (type as TS.StringLiteralType).value };
     if (flags & ts.TypeFlags.NumberLiteral)
-      return { type: 'number', const: (type as ts.NumberLiteralType).value };
+      return { type: 'number', const: (type as TS.NumberLiteralType).value };
     if (flags & ts.TypeFlags.BooleanLiteral)
       return { type: 'boolean', const: intrinsicName(type) === 'true' };
     if (flags & ts.TypeFlags.Boolean) return { type: 'boolean' };
     if (flags & ts.TypeFlags.String) return { type: 'string' };
     if (flags & ts.TypeFlags.Number) return { type: 'number' };
-    if (flags & ts.TypeFlags.TemplateLiteral) return templateLiteral(type as ts.TemplateLiteralType);
+    if (flags & ts.TypeFlags.TemplateLiteral) return templateLiteral(type as TS.TemplateLiteralType);
     if (flags & ts.TypeFlags.StringMapping) return { type: 'string' };
     if (flags & ts.TypeFlags.Union) {
-      return this.#named(type, site, () => this.#union(type as ts.UnionType, site));
+      return this.#named(type, site, () => this.#union(type as TS.UnionType, site));
     }
     if (flags & ts.TypeFlags.NonPrimitive) return { type: 'object' };
     if (flags & ts.TypeFlags.Intersection) {
-      const parts = (type as ts.IntersectionType).types;
+      const parts = (type as TS.IntersectionType).types;
       if (
         parts.some(
           (part) =>
@@ -144,9 +145,9 @@ export class SchemaBuilder {
         }
         return { type: 'string', format: 'date-time' };
       }
-      if (checker.isTupleType(type)) return this.#tuple(type as ts.TypeReference, site);
+      if (checker.isTupleType(type)) return this.#tuple(type as TS.TypeReference, site);
       if (checker.isArrayType(type)) {
-        const [element] = checker.getTypeArguments(type as ts.TypeReference);
+        const [element] = checker.getTypeArguments(type as TS.TypeReference);
         return {
           type: 'array',
           items: this.convert(element ?? checker.getUnknownType(), child(site, null, 'item')),
@@ -161,7 +162,7 @@ export class SchemaBuilder {
    * Moves every reused or recursive named type into `$defs` on `root` and points its occurrences there.
    * Reports a recursive type that contains a `Date` (its paths cannot be listed).
    */
-  finish(root: SchemaNode, at: ts.Node, what: string): void {
+  finish(root: SchemaNode, at: TS.Node, what: string): void {
     const defs: SchemaNode = {};
     for (const entry of this.#entries.values()) {
       if (!entry.schema || !(entry.recursive || entry.occurrences.length > 1)) continue;
@@ -186,7 +187,7 @@ export class SchemaBuilder {
     if (Object.keys(defs).length > 0) root.$defs = defs;
   }
 
-  #union(type: ts.UnionType, site: Site): SchemaNode {
+  #union(type: TS.UnionType, site: Site): SchemaNode {
     const members = type.types.filter(
       (member) => !(member.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)),
     );
@@ -237,9 +238,9 @@ export class SchemaBuilder {
    * (directly or through type aliases) by its text. The checker's own order follows type creation, so
    * `'file' | 'link'` could otherwise come out as `["link", "file"]`.
    */
-  #sourceOrder(literals: ts.Type[], typeNode: ts.TypeNode | undefined): ts.Type[] {
+  #sourceOrder(literals: TS.Type[], typeNode: TS.TypeNode | undefined): TS.Type[] {
     const written = this.#writtenLiterals(typeNode, 0);
-    const rank = (member: ts.Type): number => {
+    const rank = (member: TS.Type): number => {
       const declaration = member.getSymbol()?.valueDeclaration;
       if (declaration && ts.isEnumMember(declaration)) return declaration.getStart();
       const index = written.indexOf(literalValue(member));
@@ -248,7 +249,7 @@ export class SchemaBuilder {
     return [...literals].sort((a, b) => rank(a) - rank(b));
   }
 
-  #writtenLiterals(node: ts.TypeNode | undefined, hops: number): unknown[] {
+  #writtenLiterals(node: TS.TypeNode | undefined, hops: number): unknown[] {
     if (!node || hops > 8) return [];
     if (ts.isParenthesizedTypeNode(node)) return this.#writtenLiterals(node.type, hops + 1);
     if (ts.isUnionTypeNode(node))
@@ -270,8 +271,8 @@ export class SchemaBuilder {
     return [];
   }
 
-  #tuple(type: ts.TypeReference, site: Site): SchemaNode {
-    const target = type.target as ts.TupleType;
+  #tuple(type: TS.TypeReference, site: Site): SchemaNode {
+    const target = type.target as TS.TupleType;
     const elements = this.#checker.getTypeArguments(type);
     const prefixItems: SchemaNode[] = [];
     let items: SchemaNode | false = false;
@@ -291,7 +292,7 @@ export class SchemaBuilder {
     return schema;
   }
 
-  #object(type: ts.Type, site: Site): SchemaNode {
+  #object(type: TS.Type, site: Site): SchemaNode {
     if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0) {
       return this.#unsupported(site, type, 'a function cannot be sent in JSON');
     }
@@ -299,7 +300,7 @@ export class SchemaBuilder {
   }
 
   /** Converts a type that may be named: inlined the first time, a `$ref` when reused or recursive. */
-  #named(type: ts.Type, site: Site, body: () => SchemaNode): SchemaNode {
+  #named(type: TS.Type, site: Site, body: () => SchemaNode): SchemaNode {
     const name = this.#nameOf(type);
     if (!name) {
       if (this.#depth > MAX_DEPTH) {
@@ -365,7 +366,7 @@ export class SchemaBuilder {
     return node;
   }
 
-  #objectBody(type: ts.Type, site: Site): SchemaNode {
+  #objectBody(type: TS.Type, site: Site): SchemaNode {
     const checker = this.#checker;
     const properties: SchemaNode = {};
     const required: string[] = [];
@@ -440,7 +441,7 @@ export class SchemaBuilder {
    * declaration when that is the source's own (so a tag toolpact does not read is reported there), from
    * the checker otherwise.
    */
-  #annotate(node: SchemaNode, symbol: ts.Symbol, site: Site, declaration: ts.Node | undefined): void {
+  #annotate(node: SchemaNode, symbol: TS.Symbol, site: Site, declaration: TS.Node | undefined): void {
     const own =
       declaration && this.#isUserFile(declaration.getSourceFile())
         ? readOwnComment(declaration, site.what, this.#report)
@@ -455,7 +456,7 @@ export class SchemaBuilder {
   }
 
   /** A `$defs` name for the source's own named types; library types (Record, Partial, …) stay inline. */
-  #nameOf(type: ts.Type): string | undefined {
+  #nameOf(type: TS.Type): string | undefined {
     const symbol = type.aliasSymbol ?? type.getSymbol();
     if (!symbol) return undefined;
     if (!(symbol.declarations ?? []).some((declaration) => this.#isUserFile(declaration.getSourceFile()))) {
@@ -465,7 +466,7 @@ export class SchemaBuilder {
     if (name === '__type' || name === '__object' || name.startsWith('__')) {
       return type.aliasSymbol ? sanitize(this.#checker.typeToString(type)) : undefined;
     }
-    const args = type.aliasSymbol ? type.aliasTypeArguments : (type as ts.TypeReference).typeArguments;
+    const args = type.aliasSymbol ? type.aliasTypeArguments : (type as TS.TypeReference).typeArguments;
     return args && args.length > 0 ? sanitize(this.#checker.typeToString(type)) : sanitize(name);
   }
 
@@ -476,13 +477,13 @@ export class SchemaBuilder {
     return candidate;
   }
 
-  #noteDeclarations(symbol: ts.Symbol | undefined): void {
+  #noteDeclarations(symbol: TS.Symbol | undefined): void {
     for (const declaration of symbol?.declarations ?? []) {
       if (this.#isUserFile(declaration.getSourceFile())) this.declarations.add(declaration);
     }
   }
 
-  #unsupported(site: Site, type: ts.Type, why: string): SchemaNode {
+  #unsupported(site: Site, type: TS.Type, why: string): SchemaNode {
     const printed = this.#checker.typeToString(type);
     this.#report(
       site.at,
@@ -502,24 +503,24 @@ function child(site: Site, segment: string | number | null, label: string): Site
   };
 }
 
-function mayBeUndefined(type: ts.Type): boolean {
+function mayBeUndefined(type: TS.Type): boolean {
   if (type.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)) return true;
   return (
     Boolean(type.flags & ts.TypeFlags.Union) &&
-    (type as ts.UnionType).types.some((member) => member.flags & ts.TypeFlags.Undefined)
+    (type as TS.UnionType).types.some((member) => member.flags & ts.TypeFlags.Undefined)
   );
 }
 
-function intrinsicName(type: ts.Type): string | undefined {
+function intrinsicName(type: TS.Type): string | undefined {
   return (type as { intrinsicName?: string }).intrinsicName;
 }
 
-function literalValue(type: ts.Type): string | number | boolean {
+function literalValue(type: TS.Type): string | number | boolean {
   if (type.flags & ts.TypeFlags.BooleanLiteral) return intrinsicName(type) === 'true';
-  return (type as ts.LiteralType).value as string | number;
+  return (type as TS.LiteralType).value as string | number;
 }
 
-function isDate(type: ts.Type, checker: ts.TypeChecker): boolean {
+function isDate(type: TS.Type, checker: TS.TypeChecker): boolean {
   const symbol = type.getSymbol();
   if (symbol?.getName() !== 'Date') return false;
   return (
@@ -530,7 +531,7 @@ function isDate(type: ts.Type, checker: ts.TypeChecker): boolean {
   );
 }
 
-function templateLiteral(type: ts.TemplateLiteralType): SchemaNode {
+function templateLiteral(type: TS.TemplateLiteralType): SchemaNode {
   let pattern = `^${escapeRegExp(type.texts[0] ?? '')}`;
   for (const [index, part] of type.types.entries()) {
     if (part.flags & ts.TypeFlags.String) pattern += '.*';

@@ -1,4 +1,4 @@
-import type ts from 'typescript';
+import type TS from 'typescript';
 import type { ArgumentPath } from '../typed/generated-contracts.js';
 
 /**
@@ -18,11 +18,11 @@ export type SchemaNode = { [keyword: string]: unknown };
  * const site: Site = { at: parameter, what: 'parameter "range" of tool "read_file"', path: ['range'] };
  */
 export interface Site {
-  readonly at: ts.Node;
+  readonly at: TS.Node;
   /** e.g. `parameter "range" of tool "read_file"`. */
   readonly what: string;
   /** The argument path, or undefined for the return schema (no dates are converted there). */
   readonly path: ArgumentPath | undefined;
   /** The type as written, when known: the checker orders union members its own way, the source does not. */
-  readonly typeNode?: ts.TypeNode | undefined;
+  readonly typeNode?: TS.TypeNode | undefined;
 }

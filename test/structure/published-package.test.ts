@@ -1,10 +1,12 @@
 /**
- * The package as a consumer installs it: built, laid out in a temporary project's node_modules beside
- * its dependencies, TypeScript and @types/node, and none of its optional peers. Its types check with
+ * The package as a consumer installs it: built as `npm run build` builds it, laid out in a temporary
+ * project's node_modules beside its dependencies, zod and @types/node, and none of its optional peers
+ * (not even TypeScript: the compiler runs from outside the project). Its types check with
  * `skipLibCheck: false`, every entry loads or names the peer it lacks, `require()` of every entry says
- * what to do, and token counts say they are estimates without the tokenizer.
+ * what to do, token counts say they are estimates without the tokenizer, and the CLI loads a TypeScript
+ * module with a standard decorator.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -29,20 +31,15 @@ const NEEDS_PEER: Record<string, string> = {
   'toolpact/langchain': '@langchain/core',
   'toolpact/openai-agents': '@openai/agents',
   'toolpact/otel': '@opentelemetry/api',
-};
-
-// The entries whose public types are built on a peer's types, and the modules they may miss: such an
-// entry is used with its peer installed. Every other entry's types must check without any.
-const TYPES_FROM_PEER: Record<string, RegExp> = {
-  'ai-sdk': /^ai$/,
-  langchain: /^@langchain\/core\//,
-  'openai-agents': /^@openai\/agents$/,
-  otel: /^@opentelemetry\/(api|api-logs)$/,
-  store: /^pg$/,
+  'toolpact/extract': 'typescript',
 };
 
 let project: string;
 let work: string;
+/** The consumer's type-check, started once the package is laid out and awaited by its test. */
+let typeCheck: Promise<{ status: number | null; output: string }>;
+
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'toolpact-package-'));
@@ -52,40 +49,23 @@ beforeAll(() => {
   for (const entry of [...manifest.files, 'package.json']) {
     if (entry !== 'dist') cpSync(join(root, entry), join(installed, entry), { recursive: true });
   }
-  // Types and JavaScript as `npm run build` makes them, without re-checking what the type-check checks.
+  // Types and JavaScript as `npm run build` makes them, without re-checking what the type-check checks,
+  // and the declarations made to compile without the optional peers, as the build does.
   execFileSync(
     process.execPath,
-    [
-      join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      join(root, 'tsconfig.build.json'),
-      '--noCheck',
-      '--outDir',
-      join(installed, 'dist'),
-    ],
+    [tsc, '-p', join(root, 'tsconfig.build.json'), '--noCheck', '--outDir', join(installed, 'dist')],
     { cwd: root, stdio: 'pipe' },
   );
-  for (const name of [...Object.keys(manifest.dependencies), 'typescript', '@types/node']) {
+  execFileSync(process.execPath, [join(root, 'scripts', 'peer-types.mjs'), join(installed, 'dist')], {
+    cwd: root,
+    stdio: 'pipe',
+  });
+  for (const name of [...Object.keys(manifest.dependencies), 'zod', '@types/node']) {
     const link = join(project, 'node_modules', name);
     mkdirSync(dirname(link), { recursive: true });
     symlinkSync(join(root, 'node_modules', name), link, 'dir');
   }
   writeFileSync(join(project, 'package.json'), '{ "name": "consumer", "private": true, "type": "module" }\n');
-}, 240_000);
-
-afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-test('the package holds none of its optional peers as dependencies', () => {
-  const optional = Object.keys(manifest.peerDependenciesMeta).filter(
-    (name) => manifest.peerDependenciesMeta[name]?.optional,
-  );
-  expect(optional).toContain('gpt-tokenizer');
-  for (const name of optional) expect(Object.keys(manifest.dependencies)).not.toContain(name);
-});
-
-test('with skipLibCheck: false and no optional peer, an entry misses only the types of its own peer', () => {
   writeFileSync(
     join(project, 'tsconfig.json'),
     JSON.stringify({
@@ -101,27 +81,64 @@ test('with skipLibCheck: false and no optional peer, an entry misses only the ty
       files: ['entries.ts'],
     }),
   );
+  // Every entry, and one misuse that only real types catch: were toolpact's types `any` (unresolved,
+  // or never checked), the expected error would be missing and tsc would say so.
   writeFileSync(
     join(project, 'entries.ts'),
-    `${specifiers.map((specifier, index) => `import * as entry${index} from '${specifier}';`).join('\n')}\nexport const entries = [${specifiers.map((_, index) => `entry${index}`).join(', ')}];\n`,
+    [
+      ...specifiers.map((specifier, index) => `import * as entry${index} from '${specifier}';`),
+      `export const entries = [${specifiers.map((_, index) => `entry${index}`).join(', ')}];`,
+      '// @ts-expect-error createTool takes a definition and its handlers',
+      'entry0.createTool();',
+      '',
+    ].join('\n'),
   );
-  const result = spawnSync(
-    process.execPath,
-    [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project],
-    { cwd: project, encoding: 'utf8' },
-  );
-  const errors = (result.stdout + result.stderr).split('\n').filter((line) => line.trim() !== '');
-  const stray = errors.filter((line) => {
-    const match =
-      /^node_modules\/toolpact\/dist\/([^/]+)\/[^(]+\.d\.ts\(\d+,\d+\): error TS2307: Cannot find module '([^']+)'/.exec(
-        line,
-      );
-    return !match || !TYPES_FROM_PEER[match[1]!]?.test(match[2]!);
+  // The slowest step runs beside the tests that only load the package.
+  typeCheck = new Promise((resolveCheck, reject) => {
+    const child = spawn(process.execPath, [tsc, '-p', project], { cwd: project });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolveCheck({ status, output }));
   });
-  expect(stray).toEqual([]);
-  // The check ran: the entries built on peers did miss them (an empty run would pass the line above).
-  expect(errors.length).toBeGreaterThan(0);
-}, 120_000);
+}, 240_000);
+
+afterAll(async () => {
+  await typeCheck?.catch(() => undefined);
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+test('the package holds none of its optional peers as dependencies', () => {
+  const optional = Object.keys(manifest.peerDependenciesMeta).filter(
+    (name) => manifest.peerDependenciesMeta[name]?.optional,
+  );
+  expect(optional).toContain('gpt-tokenizer');
+  for (const name of optional) expect(Object.keys(manifest.dependencies)).not.toContain(name);
+});
+
+test("the published types of an entry built on a peer are the peer's own", () => {
+  const dist = join(project, 'node_modules', 'toolpact', 'dist');
+  const declarations: Record<string, RegExp> = {
+    'ai-sdk/to-ai-sdk-tools.d.ts': /import type \{ ToolSet \} from 'ai';/,
+    'langchain/to-langchain-tools.d.ts': /from '@langchain\/core\/tools';/,
+    'openai-agents/to-openai-agents-tools.d.ts':
+      /import type \{ FunctionTool, RunContext \} from '@openai\/agents';/,
+    'otel/start-telemetry.d.ts': /import type \{ Meter, Tracer \} from '@opentelemetry\/api';/,
+    'store/event-bus.d.ts': /import type \{ Client \} from 'pg';/,
+    'extract/schema-node.d.ts': /from 'typescript';/,
+  };
+  for (const [file, reference] of Object.entries(declarations)) {
+    const lines = readFileSync(join(dist, file), 'utf8').split('\n');
+    const at = lines.findIndex((line) => reference.test(line));
+    expect(at, file).toBeGreaterThan(0);
+    expect(lines[at - 1], file).toMatch(/^\/\/ @ts-ignore optional peer "/);
+  }
+});
 
 /** Runs an ES module in the consumer project and returns what it printed as JSON. */
 function run(source: string, flags: string[] = []): unknown {
@@ -218,16 +235,27 @@ test('without gpt-tokenizer, token counts and the token-budget rule say they are
   expect((result as { count: number }).count).toBeGreaterThan(5);
 });
 
-test('the installed CLI loads a TypeScript module on this Node and says its token counts are estimates', () => {
+test('the installed CLI loads a TypeScript module with a standard decorator on this Node, and says its token counts are estimates', () => {
+  // \`@counted\` is a TC39 method decorator: Node 20 has no decorators, so the loader lowers it, and
+  // \`addInitializer\` exists only in the standard's semantics (the older experimental ones lack it).
   writeFileSync(
     join(project, 'tools.ts'),
     `import { createTool } from 'toolpact';
 interface Args { readonly n: number }
+const initialized: string[] = [];
+function counted<This, F extends (this: This, ...args: never[]) => unknown>(method: F, context: ClassMethodDecoratorContext<This, F>): F {
+  context.addInitializer(() => { initialized.push(String(context.name)); });
+  return method;
+}
+class Squares {
+  @counted times(n: number): number { return n * n; }
+}
+const squares = new Squares();
 const effects = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const;
 export const square = createTool<Args>(
   { name: 'square', description: 'Square a number n; returns n times n.', category: 'read', effects,
     parameters: { type: 'object', properties: { n: { type: 'number', description: 'The number to square.' } }, required: ['n'] } },
-  { execute: ({ n }: Args): number => n * n },
+  { execute: ({ n }: Args): string => \`\${squares.times(n)} by \${initialized.join(',')}\` },
 );
 `,
   );
@@ -249,4 +277,22 @@ export const square = createTool<Args>(
   });
   expect(JSON.parse(call.stdout)).toMatchObject({ ok: true });
   expect(call.stdout).toContain('49');
+  expect(call.stdout).toContain('49 by times');
 });
+
+test('toolpact gen without TypeScript installed names the package to install', () => {
+  writeFileSync(join(project, 'typed.ts'), 'export function echo(text: string): string { return text; }\n');
+  const cli = join(project, 'node_modules', 'toolpact', 'bin', 'toolpact.js');
+  const gen = spawnSync(process.execPath, [cli, 'gen', 'typed.ts'], { cwd: project, encoding: 'utf8' });
+  expect(gen.stderr).toContain('toolpact/extract needs the package "typescript"');
+  expect(gen.stderr).toContain('npm install typescript');
+  expect(gen.stderr).not.toContain('    at ');
+  expect(gen.status).not.toBe(0);
+});
+
+// Last, so the tests above run while the type-check started in beforeAll works.
+test('with skipLibCheck: false, strict and no optional peer installed, every entry type-checks', async () => {
+  const { status, output } = await typeCheck;
+  expect(output.split('\n').filter((line) => line.trim() !== '')).toEqual([]);
+  expect(status).toBe(0);
+}, 180_000);
