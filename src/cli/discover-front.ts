@@ -13,7 +13,7 @@ import { discoverResult, MODERN_REVISIONS, SERVED_NAME, SERVED_VERSION } from '.
 
 /**
  * What the front did: `probed` when stdin ended after it answered one `server/discover` or more and
- * nothing else came (the process has nothing left to do); `handed` when the command is to run, reading
+ * nothing else came, or when stdout broke (the process has nothing left to do); `handed` when the command is to run, reading
  * {@link afterFront}'s stream; `skipped` when the command line or stdin is not one the front answers for.
  */
 export type FrontOutcome = 'probed' | 'handed' | 'skipped';
@@ -66,6 +66,7 @@ export function discoverFront(
       stdin.off('data', onData);
       stdin.off('end', onEnd);
       stdin.off('error', onError);
+      stdout.off('error', onGone);
     };
     const handOver = (text: string, ended: boolean, error?: Error) => {
       stop();
@@ -98,9 +99,15 @@ export function discoverFront(
       }
     };
     const onError = (error: Error) => handOver(pending, false, error);
+    // A client that closed its end before reading an answer wants nothing more from this process.
+    const onGone = () => {
+      stop();
+      resolve('probed');
+    };
     stdin.on('data', onData);
     stdin.once('end', onEnd);
     stdin.once('error', onError);
+    stdout.once('error', onGone);
   });
 }
 

@@ -154,3 +154,13 @@ test('the front answers only for the gateway serving over stdio, with no --name,
     expect(frontAnswersFor(argv, false), argv.join(' ')).toBe(false);
   }
 });
+
+test('a stdout that breaks ends the front: the client that probed is gone', async () => {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const outcome = discoverFront(GATEWAY, stdin, stdout);
+  stdout.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+  expect(await outcome).toBe('probed');
+  // It no longer reads stdin.
+  expect(stdin.listenerCount('data')).toBe(0);
+});
