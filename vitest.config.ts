@@ -21,6 +21,7 @@ const system = [
   'test/fleet/store.test.ts',
   'test/gateway/check-notes.test.ts',
   'test/gateway/cli.test.ts',
+  'test/gateway/discover-front.test.ts',
   'test/gateway/flood.test.ts',
   'test/gateway/init.test.ts',
   'test/gateway/name-ownership.test.ts',

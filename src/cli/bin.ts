@@ -1,9 +1,17 @@
 import { createInterface } from 'node:readline/promises';
+import { discoverFront } from './discover-front.js';
 import { execute } from './main.js';
 
 // The only place that touches the process: everything else is `execute(argv, io)`.
 const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
-const code = await execute(process.argv.slice(2), {
+const argv = process.argv.slice(2);
+// A 2026-07-28 client's era probe of `toolpact gateway` is answered before the command loads: a
+// process that was only that probe ends once its answers are written out.
+if ((await discoverFront(argv, process.stdin, process.stdout)) === 'probed') {
+  await flushed(process.stdout);
+  process.exit(0);
+}
+const code = await execute(argv, {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   cwd: process.cwd(),

@@ -1,6 +1,7 @@
 /** Stdin for a stdio server whose tools are still loading: the opening is answered at once. */
 import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { afterFront } from './discover-front.js';
 
 /** What a client may send before the tools are ready: the opening of either era, and ping. */
 const ANSWERED_AT_ONCE = new Set(['initialize', 'notifications/initialized', 'server/discover', 'ping']);
@@ -18,9 +19,11 @@ const MAX_OPENING_LINE = 1 << 20;
  * await serveStdio(registry, { stdin: openingFirst(process.stdin, { begin, ready }) });
  */
 export function openingFirst(
-  input: Readable,
+  stdin: Readable,
   tools: { readonly begin?: (() => void) | undefined; readonly ready?: (() => Promise<void>) | undefined },
 ): Readable {
+  // What bin's discover front read of stdin and did not answer comes first.
+  const input = afterFront(stdin);
   const output = new PassThrough();
   const decoder = new StringDecoder('utf8');
   let state: 'opening' | 'held' | 'passing' = 'opening';

@@ -23,6 +23,9 @@ import {
   type McpRequestContext,
 } from './request-context.js';
 import type { RequestStateSealer } from './request-state.js';
+import { DISCOVER_CACHE_HINT, SERVED_NAME, SERVED_VERSION, servedCapabilities } from './served-identity.js';
+
+export { DISCOVER_TTL_MS } from './served-identity.js';
 
 /** Options of {@link createMcpServer} (and of `serveStdio` / `serveHttp`). */
 export interface McpServerOptions {
@@ -84,8 +87,6 @@ export interface McpConnectionTraits {
   readonly serverRequests: boolean;
 }
 
-const VERSION = '0.1.0';
-
 /**
  * How long a revision 2026-07-28 client may reuse a `tools/list` page without asking again. A
  * registry changes when a module registers or unregisters a tool or an imported server's tools
@@ -94,13 +95,6 @@ const VERSION = '0.1.0';
  * (`serve --search`) the list changes on every search that loads a tool, so it is never reused.
  */
 export const TOOLS_LIST_TTL_MS = 60_000;
-
-/**
- * How long a `server/discover` answer may be reused: capabilities, instructions and the supported
- * revisions are fixed for the life of the process, so ten minutes (a restart with other flags is
- * seen within that).
- */
-export const DISCOVER_TTL_MS = 600_000;
 
 /**
  * A low-level MCP `Server` that serves a registry: `tools/list` (paginated, in registration order),
@@ -180,9 +174,9 @@ export function buildMcpServer(
 ): Server {
   const pageSize = pageSizeOf(options);
   const server = new Server(
-    { name: options.name ?? 'toolpact', version: options.version ?? VERSION },
+    { name: options.name ?? SERVED_NAME, version: options.version ?? SERVED_VERSION },
     {
-      capabilities: { tools: { listChanged: traits.listChanged }, logging: {} },
+      capabilities: servedCapabilities(traits.listChanged),
       ...(options.instructions ? { instructions: options.instructions } : {}),
       // Sent on revision 2026-07-28 answers only; the list is the same for every client, so public.
       cacheHints: {
@@ -192,7 +186,7 @@ export function buildMcpServer(
           ttlMs: options.listing && !modernListing(options.listing).route ? 0 : TOOLS_LIST_TTL_MS,
           cacheScope: 'public',
         },
-        'server/discover': { ttlMs: DISCOVER_TTL_MS, cacheScope: 'public' },
+        'server/discover': DISCOVER_CACHE_HINT,
       },
     },
   );
