@@ -20,7 +20,8 @@ import { parseArgs } from '../args.js';
 import type { CliIo, Command, ExitCode } from '../io.js';
 import { InputError, UsageError } from '../io.js';
 import { closeWithin } from '../lifecycle.js';
-import { SERVE_FLAG_USAGE, SERVE_FLAGS, serveTools } from '../serve-tools.js';
+import { serveTools } from '../serve-command.js';
+import { SERVE_FLAG_USAGE, SERVE_FLAGS } from '../serve-tools.js';
 import { endProcessGroupsOnSignal } from '../stop-signal.js';
 import { renderTable } from '../table.js';
 import { VERSION } from '../version.js';
@@ -97,7 +98,6 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
   await refuseExposedFlags(config, flags, io);
   const policy = choosePolicy(flags.policy, config, io);
   const { startGateway } = await import('../../gateway/gateway.js');
-  let gateway: Gateway | undefined;
   // A host that cannot be asked has every ask denied: said once, at the first such call.
   let told = false;
   const cannotAsk = async (request: PendingApproval) => {
@@ -119,13 +119,14 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
     command: 'gateway',
     flags,
     policy,
-    search: config.search !== undefined,
-    ...(config.search?.maxLoaded ? { maxLoaded: config.search.maxLoaded } : {}),
+    ...(config.search
+      ? { search: config.search.maxLoaded ? { maxLoaded: config.search.maxLoaded } : {} }
+      : {}),
     fallbackApprover: cannotAsk,
     build: async (registryOptions, telemetry) => {
       // Nothing waits for a server here: the client's initialize and server/discover are answered at
       // once, and what comes after them waits for firstListing (see "Start from the lock").
-      gateway = await startGateway({
+      const started = await startGateway({
         config,
         ...telemetry,
         ...lockOption(flags.lock, io),
@@ -135,7 +136,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
         waitForStart: false,
         deferStart: true,
       });
-      const started = gateway;
+      io.stderr(summaryLine(started.status()));
       return {
         registry: started.registry,
         listing: started.listing,
@@ -146,9 +147,6 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
         begin: () => void started.begin(),
         ready: () => started.firstListing(),
       };
-    },
-    onServing: () => {
-      if (gateway) io.stderr(summaryLine(gateway.status()));
     },
   }).finally(() => groups.dispose());
 }

@@ -1,14 +1,14 @@
-import { spawn } from 'node:child_process';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Policy } from '../../policy/policy.js';
-import { type CallRecord, Registry } from '../../registry/registry.js';
+import { Registry } from '../../registry/registry.js';
 import type { PostgresStore } from '../../store/index.js';
 import { parseArgs } from '../args.js';
-import { choosePolicy } from '../gate-options.js';
+import { choosePolicy, openStoreOption } from '../gate-options.js';
 import type { Command } from '../io.js';
 import { InputError, UsageError } from '../io.js';
 import { CLOSE_GRACE_MS, closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
+import { openBrowser } from '../open-browser.js';
 import { stopSignal, wholeNumberFlag } from '../stop-signal.js';
 
 /**
@@ -75,7 +75,7 @@ export const command: Command = {
     // Opened before anything listens, so an unreachable store is a usage error; closed after the studio.
     let store: PostgresStore | undefined;
     const withStore = async (studioPolicy: Policy) => {
-      store ??= await openStoreOption(flags.store, io, studioPolicy);
+      store ??= await openStoreOption(flags.store, io, 'studio', studioPolicy);
       const by = io.env.USER ?? io.env.LOGNAME;
       return store ? { store, ...(by ? { decider: by } : {}) } : {};
     };
@@ -109,9 +109,9 @@ export const command: Command = {
         );
       } else if (typeof flags.gateway === 'string') {
         const file = resolve(io.cwd, flags.gateway);
-        const [{ readGatewayConfig, GatewayConfigError }, { startGateway }] = await Promise.all([
+        const [{ readGatewayConfig, GatewayConfigError }, { gatewayStudioSource }] = await Promise.all([
           import('../../gateway/config/index.js'),
-          import('../../gateway/gateway.js'),
+          import('../../studio/gateway-source.js'),
         ]);
         let config: Awaited<ReturnType<typeof readGatewayConfig>>;
         try {
@@ -130,32 +130,8 @@ export const command: Command = {
             policy: gatewayPolicy,
             ...sharing,
             port,
-            load: async (options) => {
-              const observe = options.observe;
-              // A viewer: it reads the lock (changed definitions stay withheld) and never writes it.
-              const gateway = await startGateway({
-                config,
-                pinning: 'read-only',
-                registry: options,
-                // A definition change is recorded without holding anything; a store that fails it
-                // fails only that record.
-                ...(observe
-                  ? {
-                      audit: (record: CallRecord) => {
-                        void Promise.resolve(observe(record)).catch(() => {});
-                      },
-                    }
-                  : {}),
-                log: (line) => io.stderr(`toolpact studio: ${line}\n`),
-              });
-              return {
-                registry: gateway.registry,
-                get skipped() {
-                  return gateway.status().flatMap((server) => server.skipped);
-                },
-                close: () => gateway.close(),
-              };
-            },
+            // A viewer: it reads the lock (changed definitions stay withheld) and never writes it.
+            load: gatewayStudioSource(config, { log: (line) => io.stderr(`toolpact studio: ${line}\n`) }),
           }),
         );
       } else {
@@ -214,45 +190,3 @@ export const command: Command = {
     }
   },
 };
-
-/**
- * The shared store `--store` (or `TOOLPACT_STORE`) names, opened and migrated; an unreachable server
- * is a usage error (exit 2) naming the host it tried. The `pg` driver loads only here.
- */
-async function openStoreOption(
-  flag: string | boolean | undefined,
-  io: Parameters<Command['run']>[1],
-  policy: Policy,
-): Promise<PostgresStore | undefined> {
-  const url = typeof flag === 'string' ? flag : io.env.TOOLPACT_STORE;
-  if (url === undefined || url === '') return undefined;
-  const { openPostgresStore, StoreError } = await import('../../store/index.js');
-  try {
-    return await openPostgresStore(url, {
-      auditFailure: policy.auditFailure ?? 'fail',
-      onWarning: (message) => io.stderr(`toolpact studio: ${message}\n`),
-    });
-  } catch (error) {
-    if (error instanceof StoreError) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
-/** Opens the default browser without a shell; a failure only prints a hint. */
-function openBrowser(url: string, stderr: (text: string) => void): void {
-  const [command, ...args] =
-    process.platform === 'darwin'
-      ? ['open', url]
-      : process.platform === 'win32'
-        ? ['rundll32', 'url.dll,FileProtocolHandler', url]
-        : ['xdg-open', url];
-  try {
-    const child = spawn(command!, args, { stdio: 'ignore', detached: true });
-    child.on('error', () =>
-      stderr(`toolpact studio: could not start "${command}"; open the URL yourself.\n`),
-    );
-    child.unref();
-  } catch {
-    stderr(`toolpact studio: could not start "${command}"; open the URL yourself.\n`);
-  }
-}
