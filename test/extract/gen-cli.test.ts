@@ -3,31 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { PROJECT_DIR } from './support.js';
+import { PROJECT_DIR, READ_FILE, typeFirstSource as source } from './support.js';
 
 const INDEX = join(PROJECT_DIR, 'src', 'index.js');
-
-function source(tools: string): string {
-  return [
-    `import { tool } from ${JSON.stringify(INDEX)};`,
-    "import contracts from './contracts.generated.js';",
-    '',
-    tools,
-  ].join('\n');
-}
-
-const READ_FILE = `
-/**
- * Read one text file.
- *
- * @category read
- * @param path File path relative to the root.
- */
-export function read_file(path: string) {
-  return path.length;
-}
-export const readFile = tool(read_file, { contracts });
-`;
 
 const LIST_DIR = `
 /**

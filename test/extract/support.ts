@@ -48,3 +48,27 @@ export function mutate(
   else node[last] = change.value;
   return copy;
 }
+
+/** A module of type-first tools (`tools`) importing `tool` from the source and the generated contracts beside it. */
+export function typeFirstSource(tools: string): string {
+  return [
+    `import { tool } from ${JSON.stringify(join(PROJECT_DIR, 'src', 'index.js'))};`,
+    "import contracts from './contracts.generated.js';",
+    '',
+    tools,
+  ].join('\n');
+}
+
+/** One type-first tool, `read_file`, with its doc comment. */
+export const READ_FILE = `
+/**
+ * Read one text file.
+ *
+ * @category read
+ * @param path File path relative to the root.
+ */
+export function read_file(path: string) {
+  return path.length;
+}
+export const readFile = tool(read_file, { contracts });
+`;

@@ -1,20 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, extname, relative, resolve, sep } from 'node:path';
+import type { GenerateOutcome as Outcome } from '../../extract/generate-contracts.js';
 import type { ContractChanges, ExtractDiagnostic } from '../../extract/index.js';
 import { parseArgs } from '../args.js';
 import { type CliIo, type Command, type ExitCode, InputError, UsageError } from '../io.js';
 
 const SOURCE_EXTENSIONS = new Set(['.ts', '.tsx', '.mts', '.cts']);
-
-/** What one run of `toolpact gen` came to, before it is printed as text or JSON. */
-type Outcome =
-  | { readonly status: 'failed'; readonly diagnostics: readonly ExtractDiagnostic[] }
-  | { readonly status: 'no_tools' }
-  | {
-      readonly status: 'written' | 'unchanged' | 'up_to_date' | 'stale' | 'missing';
-      readonly tools: number;
-      readonly changes: ContractChanges;
-    };
 
 /** `toolpact gen`: write (or check) the generated contracts module of type-first tools. */
 export const command: Command = {
@@ -65,11 +56,20 @@ export const command: Command = {
       typeof flags.output === 'string' ? flags.output : resolve(dirname(first), 'contracts.generated.ts'),
     );
     const check = flags.check === true;
-    const outcome = await generate(positionals, projects.length > 0, output, check, io);
+    // The TypeScript compiler loads only here; the one renderer of diagnostics lives beside it.
+    const [{ generateContracts }, { formatDiagnostic }] = await Promise.all([
+      import('../../extract/generate-contracts.js'),
+      import('../../extract/index.js'),
+    ]);
+    const outcome = generateContracts({
+      inputs: positionals,
+      project: projects.length > 0,
+      output,
+      check,
+      cwd: io.cwd,
+    });
     const shown = (path: string) => relative(io.cwd, path).split(sep).join('/') || '.';
     const rerun = `toolpact gen ${positionals.join(' ')} -o ${shown(output)}`;
-    // Loaded already by generate(); the one renderer of diagnostics lives there.
-    const { formatDiagnostic } = await import('../../extract/index.js');
     if (format === 'json') {
       io.stdout(
         `${JSON.stringify(
@@ -102,37 +102,6 @@ export const command: Command = {
     return exitCode(outcome);
   },
 };
-
-async function generate(
-  inputs: readonly string[],
-  project: boolean,
-  output: string,
-  check: boolean,
-  io: CliIo,
-): Promise<Outcome> {
-  const { extractContracts, renderModule, parseModule, compareContracts } = await import(
-    '../../extract/index.js'
-  );
-  const result = extractContracts({
-    ...(project ? { project: inputs[0]! } : { files: inputs }),
-    output,
-    cwd: io.cwd,
-  });
-  if (!result.ok) return { status: 'failed', diagnostics: result.diagnostics };
-  const tools = Object.keys(result.contracts.tools).length;
-  if (tools === 0) return { status: 'no_tools' };
-  const text = renderModule(result.contracts, result.typesFrom);
-  const existing = existsSync(output) ? readFileSync(output, 'utf8') : undefined;
-  const changes = compareContracts(
-    existing === undefined ? undefined : parseModule(existing),
-    result.contracts,
-  );
-  if (existing === text) return { status: check ? 'up_to_date' : 'unchanged', tools, changes };
-  if (check) return { status: existing === undefined ? 'missing' : 'stale', tools, changes };
-  mkdirSync(dirname(output), { recursive: true });
-  writeFileSync(output, text);
-  return { status: 'written', tools, changes };
-}
 
 function exitCode(outcome: Outcome): ExitCode {
   switch (outcome.status) {

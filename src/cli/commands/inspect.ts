@@ -1,5 +1,5 @@
-import { CATEGORY_DEFAULTS, type ToolContract } from '../../contract/index.js';
 import type { Registry } from '../../registry/registry.js';
+import type { ContractRow, SearchCost, ToolSetOverview } from '../../studio/tool-set-overview.js';
 import { counted } from '../../util/counted.js';
 import { parseArgs } from '../args.js';
 import type { Command } from '../io.js';
@@ -16,7 +16,6 @@ const FORMATS = [
   ['gemini', 'gemini'],
   ['mcp', 'mcp'],
 ] as const;
-type InspectFormat = (typeof FORMATS)[number][0];
 
 /** `toolpact inspect <module>`: the overview of a tool set a developer looks at first. */
 export const command: Command = {
@@ -81,7 +80,9 @@ export const command: Command = {
           );
         }
       }
-      const overview = await inspectRegistry(registry, alwaysLoaded);
+      // The adapters, the linter and search load only here, so that `toolpact call` stays light.
+      const { toolSetOverview } = await import('../../studio/tool-set-overview.js');
+      const overview = toolSetOverview(registry, alwaysLoaded);
       const source = remote ? `mcp:${remote.imported.server}` : undefined;
       const server = remote
         ? {
@@ -90,12 +91,22 @@ export const command: Command = {
             protocolVersion: remote.imported.protocolVersion ?? null,
           }
         : undefined;
+      const { tools, totals, search, refusals, lint } = overview;
+      const data = {
+        tools,
+        totals,
+        search,
+        refusals,
+        errorCount: lint.errorCount,
+        warningCount: lint.warningCount,
+        findings: lint.findings,
+      };
       io.stdout(
         format === 'json'
-          ? `${JSON.stringify(server ? { server, ...overview.data } : overview.data, null, 2)}\n`
-          : `${server ? `MCP server "${server.name}": ${server.era} era, protocol ${server.protocolVersion ?? 'unknown'}\n\n` : ''}${overview.render(source)}`,
+          ? `${JSON.stringify(server ? { server, ...data } : data, null, 2)}\n`
+          : `${server ? `MCP server "${server.name}": ${server.era} era, protocol ${server.protocolVersion ?? 'unknown'}\n\n` : ''}${await renderOverview(overview, source)}`,
       );
-      return overview.data.errorCount > 0 ? 1 : 0;
+      return lint.errorCount > 0 ? 1 : 0;
     } finally {
       // The module's registry, or the one the MCP server's tools were imported into, with its connection.
       await closeWithin(registry, io, 'inspect', remote ? 'the MCP connection' : "the module's tools");
@@ -103,140 +114,32 @@ export const command: Command = {
   },
 };
 
-/** One row of the contract table. */
-export interface ContractRow {
-  readonly name: string;
-  readonly category: string;
-  readonly risk: string;
-  readonly permission: string;
-  /** Required parameters plain, optional ones ending in `?`. */
-  readonly parameters: readonly string[];
-  /** Tokens of the tool's definition in each provider format. */
-  readonly tokens: { readonly [Format in InspectFormat]: number };
-}
-
-/** A tool a provider would refuse, and why (from the schema adapters). */
-export interface Refusal {
-  readonly format: string;
-  readonly tool: string | undefined;
-  readonly path: string;
-  readonly code: string;
-  readonly message: string;
-}
-
-/** What one request costs with tool search against sending every tool, per format. */
-export interface SearchCost {
-  readonly alwaysLoaded: readonly string[];
-  /** Tools sent before any search: the always-loaded ones and `search_tools`. */
-  readonly sent: number;
-  readonly tokens: {
-    readonly [Format in InspectFormat]: { readonly all: number; readonly withSearch: number };
-  };
-}
-
-/** The overview as data, and its rendering as text. */
-interface Overview {
-  readonly data: {
-    readonly tools: readonly ContractRow[];
-    readonly totals: { readonly [Format in InspectFormat]: number };
-    readonly search: SearchCost | undefined;
-    readonly refusals: readonly Refusal[];
-    readonly errorCount: number;
-    readonly warningCount: number;
-    readonly findings: readonly unknown[];
-  };
-  render(source: string | undefined): string;
-}
-
-/**
- * The overview of a registry: the contract table with tokens per provider, the refusals, and the
- * lint result. The adapters and the linter load only here, so `toolpact call` stays light.
- */
-async function inspectRegistry(registry: Registry, alwaysLoaded: readonly string[]): Promise<Overview> {
-  const [
-    { ESTIMATED_TOKENS_NOTE, tokenCounting, tokenReport, toProviderTools },
-    { lint, stylish },
-    { SEARCH_TOOL_NAME, withToolSearch },
-  ] = await Promise.all([
+/** The overview as text: the contract table, the search cost, the refusals and the lint report. */
+async function renderOverview(overview: ToolSetOverview, source: string | undefined): Promise<string> {
+  const [{ ESTIMATED_TOKENS_NOTE, tokenCounting }, { stylish }] = await Promise.all([
     import('../../schema/index.js'),
     import('../../lint/index.js'),
-    import('../../search/index.js'),
   ]);
-  const contracts = registry.schemas();
-  const reports = Object.fromEntries(FORMATS.map(([format]) => [format, tokenReport(contracts, format)])) as {
-    [Format in InspectFormat]: ReturnType<typeof tokenReport>;
-  };
-  const tools = contracts.map((contract, index) =>
-    contractRow(contract, (format) => reports[format].perTool[index]?.tokens ?? 0),
-  );
-  const totals = Object.fromEntries(
-    FORMATS.map(([format]) => [format, reports[format].total]),
-  ) as ContractRow['tokens'];
-  // A copy of the registry takes search_tools, so the tool set under inspection stays as it is.
-  let search: SearchCost | undefined;
-  if (!registry.has(SEARCH_TOOL_NAME)) {
-    const searching = withToolSearch(registry.subset(contracts.map((contract) => contract.name)), {
-      alwaysLoaded,
-    });
-    const sent = searching.schemas();
-    searching.close();
-    search = {
-      alwaysLoaded,
-      sent: sent.length,
-      tokens: Object.fromEntries(
-        FORMATS.map(([format]) => [
-          format,
-          { all: totals[format], withSearch: tokenReport(sent, format).total },
-        ]),
-      ) as SearchCost['tokens'],
-    };
-  }
-  const refusals: Refusal[] = FORMATS.flatMap(([format]) =>
-    toProviderTools(contracts, format)
-      .diagnostics.filter((diagnostic) => diagnostic.severity === 'error')
-      .map((diagnostic) => ({
-        format,
-        tool: diagnostic.tool === '*' ? undefined : diagnostic.tool,
-        path: diagnostic.path,
-        code: diagnostic.code,
-        message: diagnostic.message,
-      })),
-  );
-  const result = lint(registry);
-  return {
-    data: {
-      tools,
-      totals,
-      search,
-      refusals,
-      errorCount: result.errorCount,
-      warningCount: result.warningCount,
-      findings: result.findings,
-    },
-    render(source) {
-      const parts = [renderContractTable(tools, totals).trimEnd(), ''];
-      if (tokenCounting() === 'estimated') parts.push(ESTIMATED_TOKENS_NOTE, '');
-      if (search) parts.push(renderSearchCost(search, contracts.length), '');
-      if (refusals.length === 0) {
-        parts.push(
-          `Provider refusals: none; ${FORMATS.map(([, title]) => title).join(', ')} accept every tool.`,
-        );
-      } else {
-        parts.push('Provider refusals:');
-        for (const refusal of refusals) {
-          parts.push(
-            `  ${refusal.format.padEnd(16)} ${refusal.tool ?? '(tool set)'}  ${refusal.path}  ${refusal.message}`,
-          );
-        }
-      }
+  const { tools, totals, search, refusals } = overview;
+  const parts = [renderContractTable(tools, totals).trimEnd(), ''];
+  if (tokenCounting() === 'estimated') parts.push(ESTIMATED_TOKENS_NOTE, '');
+  if (search) parts.push(renderSearchCost(search, tools.length), '');
+  if (refusals.length === 0) {
+    parts.push(`Provider refusals: none; ${FORMATS.map(([, title]) => title).join(', ')} accept every tool.`);
+  } else {
+    parts.push('Provider refusals:');
+    for (const refusal of refusals) {
       parts.push(
-        '',
-        `Lint (recommended; "toolpact lint" for options):`,
-        stylish(result, source ? { source } : {}),
+        `  ${refusal.format.padEnd(16)} ${refusal.tool ?? '(tool set)'}  ${refusal.path}  ${refusal.message}`,
       );
-      return parts.join('\n');
-    },
-  };
+    }
+  }
+  parts.push(
+    '',
+    `Lint (recommended; "toolpact lint" for options):`,
+    stylish(overview.lint, source ? { source } : {}),
+  );
+  return parts.join('\n');
 }
 
 /** The token cost of one request with tool search against every tool, one row per format. */
@@ -254,23 +157,8 @@ function renderSearchCost(search: SearchCost, toolCount: number): string {
   ].join('\n');
 }
 
-/** One row per tool, in registration order. */
-export function contractRow(contract: ToolContract, tokens: (format: InspectFormat) => number): ContractRow {
-  const defaults = CATEGORY_DEFAULTS[contract.category];
-  const properties = (contract.parameters.properties ?? {}) as Record<string, unknown>;
-  const required = new Set((contract.parameters.required ?? []) as string[]);
-  return {
-    name: contract.name,
-    category: contract.category,
-    risk: defaults.risk,
-    permission: defaults.permission,
-    parameters: Object.keys(properties).map((key) => (required.has(key) ? key : `${key}?`)),
-    tokens: Object.fromEntries(FORMATS.map(([format]) => [format, tokens(format)])) as ContractRow['tokens'],
-  };
-}
-
 /** The contract table, with a last row of token totals for the whole set. */
-export function renderContractTable(rows: readonly ContractRow[], totals: ContractRow['tokens']): string {
+function renderContractTable(rows: readonly ContractRow[], totals: ContractRow['tokens']): string {
   return renderTable(
     ['tool', 'category', 'risk', 'permission', 'parameters', ...FORMATS.map(([, title]) => title)],
     [

@@ -1,39 +1,19 @@
-import {
-  type AgentEvent,
-  type AgentResult,
-  anthropicMessages,
-  geminiGenerate,
-  type ModelAdapter,
-  openaiChat,
-  runAgent,
-} from '../../agent/index.js';
+import { type AgentResult, runAgent } from '../../agent/index.js';
 import type { AuditSink } from '../../audit/audit-sink.js';
 import type { GateDecision } from '../../dispatch/gate.js';
-import { createPolicyGate, type PolicyDecision } from '../../policy/policy-gate.js';
+import { createPolicyGate } from '../../policy/policy-gate.js';
 import { type CallRecord, Registry } from '../../registry/registry.js';
 import { counted } from '../../util/counted.js';
-import { redactValue } from '../../util/redact.js';
 import { parseArgs } from '../args.js';
 import { choosePolicy, openAuditOption } from '../gate-options.js';
 import type { CliIo, Command, ExitCode } from '../io.js';
 import { UsageError } from '../io.js';
 import { closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
+import { connect, firstMessages, PROVIDERS, type Provider } from '../model-provider.js';
+import { printable, report, Spinner } from '../run-progress.js';
 import { endProcessGroupsOnSignal, stopSignal } from '../stop-signal.js';
 import { terminalApprover } from '../terminal-approver.js';
-
-const PROVIDERS = ['openai', 'openai-compatible', 'anthropic', 'gemini'] as const;
-type Provider = (typeof PROVIDERS)[number];
-
-/** Where each provider's SDK sends requests when no `--base-url` is given (for messages only). */
-const DEFAULT_URLS: { readonly [P in Provider]: string } = {
-  openai: 'https://api.openai.com/v1',
-  'openai-compatible': '',
-  anthropic: 'https://api.anthropic.com',
-  gemini: 'https://generativelanguage.googleapis.com',
-};
-
-const SHORT = 160;
 
 /** `toolpact run <module> "<task>"`: run a tool set on a real model, step by step, through the gate. */
 export const command: Command = {
@@ -168,208 +148,6 @@ function count(value: string | boolean | undefined, flag: string): number | unde
   if (!(Number.isInteger(number) && number > 0))
     throw new UsageError(`${flag} needs a positive whole number, received "${value}".`);
   return number;
-}
-
-interface Setup {
-  readonly provider: Provider;
-  readonly model: string;
-  readonly baseUrl: string | undefined;
-  readonly system: string | undefined;
-  readonly stream: boolean;
-}
-
-/** The user's first message, in the provider's shape. */
-function firstMessages(provider: Provider, task: string): unknown[] {
-  return provider === 'gemini'
-    ? [{ role: 'user', parts: [{ text: task }] }]
-    : [{ role: 'user', content: task }];
-}
-
-/** Builds the provider's own client from the environment; a missing key or package is a usage error. */
-async function connect(setup: Setup, io: CliIo): Promise<{ adapter: ModelAdapter<unknown>; url: string }> {
-  const { provider, model, system, stream } = setup;
-  const need = (variable: string) => {
-    const value = io.env[variable];
-    if (!value)
-      throw new UsageError(
-        `The ${provider} provider needs an API key in ${variable}, which is not set. Export it, or use --provider openai-compatible --base-url <url> for a local server.`,
-      );
-    return value;
-  };
-  switch (provider) {
-    case 'openai':
-    case 'openai-compatible': {
-      const apiKey = provider === 'openai' ? need('OPENAI_API_KEY') : (io.env.OPENAI_API_KEY ?? 'not-needed');
-      const url = setup.baseUrl ?? (provider === 'openai' ? DEFAULT_URLS.openai : io.env.OPENAI_BASE_URL);
-      if (!url)
-        throw new UsageError(
-          'The openai-compatible provider needs the server URL: pass --base-url (e.g. http://127.0.0.1:11434/v1 for Ollama) or set OPENAI_BASE_URL.',
-        );
-      const { default: OpenAI } = await loadPackage<typeof import('openai')>(
-        'openai',
-        () => import('openai'),
-      );
-      const client = new OpenAI({ apiKey, baseURL: url });
-      const adapter = openaiChat(client, {
-        model,
-        stream,
-        ...(provider === 'openai' ? {} : { provider: 'openai-compatible' }),
-      });
-      return { adapter: withSystem(adapter, system) as ModelAdapter<unknown>, url };
-    }
-    case 'anthropic': {
-      const apiKey = need('ANTHROPIC_API_KEY');
-      const { default: Anthropic } = await loadPackage<typeof import('@anthropic-ai/sdk')>(
-        '@anthropic-ai/sdk',
-        () => import('@anthropic-ai/sdk'),
-      );
-      const client = new Anthropic({ apiKey, ...(setup.baseUrl ? { baseURL: setup.baseUrl } : {}) });
-      const adapter = anthropicMessages(client, { model, stream, ...(system ? { system } : {}) });
-      return { adapter: adapter as ModelAdapter<unknown>, url: setup.baseUrl ?? DEFAULT_URLS.anthropic };
-    }
-    case 'gemini': {
-      const apiKey = io.env.GEMINI_API_KEY || io.env.GOOGLE_API_KEY || need('GEMINI_API_KEY');
-      const { GoogleGenAI } = await loadPackage<typeof import('@google/genai')>(
-        '@google/genai',
-        () => import('@google/genai'),
-      );
-      const client = new GoogleGenAI({
-        apiKey,
-        ...(setup.baseUrl ? { httpOptions: { baseUrl: setup.baseUrl } } : {}),
-      });
-      const adapter = geminiGenerate(client, { model, stream, ...(system ? { system } : {}) });
-      return { adapter: adapter as ModelAdapter<unknown>, url: setup.baseUrl ?? DEFAULT_URLS.gemini };
-    }
-    default: {
-      const exhaustive: never = provider;
-      throw new UsageError(`Unknown provider ${String(exhaustive)}.`);
-    }
-  }
-}
-
-/** A Chat Completions adapter whose transcript starts with a system message (that API has no other slot). */
-function withSystem<Message>(
-  adapter: ModelAdapter<Message>,
-  system: string | undefined,
-): ModelAdapter<Message> {
-  if (!system) return adapter;
-  const head = { role: 'system', content: system } as Message;
-  return {
-    ...adapter,
-    generate: (request) => adapter.generate({ ...request, messages: [head, ...request.messages] }),
-  };
-}
-
-async function loadPackage<T>(name: string, load: () => Promise<T>): Promise<T> {
-  try {
-    return await load();
-  } catch {
-    throw new UsageError(
-      `This provider needs the "${name}" package, which is not installed: npm install ${name}`,
-    );
-  }
-}
-
-/** A spinner on stderr while the model thinks, only on a terminal. */
-class Spinner {
-  static readonly FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-  readonly #io: CliIo;
-  #timer: ReturnType<typeof setInterval> | undefined;
-  #frame = 0;
-  constructor(io: CliIo) {
-    this.#io = io;
-  }
-  start(label: string): void {
-    if (!this.#io.interactive) return;
-    this.stop();
-    const draw = () => {
-      this.#io.stderr(`\r${Spinner.FRAMES[this.#frame++ % Spinner.FRAMES.length]} ${label}`);
-    };
-    draw();
-    this.#timer = setInterval(draw, 80);
-    this.#timer.unref?.();
-  }
-  stop(): void {
-    if (this.#timer === undefined) return;
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    this.#io.stderr('\r\x1b[K');
-  }
-}
-
-function report(
-  event: AgentEvent<unknown>,
-  io: CliIo,
-  spinner: Spinner,
-  decisions: Map<string, GateDecision | undefined>,
-): void {
-  switch (event.type) {
-    case 'model_request':
-      spinner.start(`step ${event.step + 1}: the model is thinking…`);
-      return;
-    case 'model_response':
-      spinner.stop();
-      if (event.turn.calls.length > 0 && event.turn.text.trim() !== '')
-        io.stderr(`step ${event.step + 1}  ${shorten(event.turn.text.trim())}\n`);
-      return;
-    case 'tool_call':
-      io.stderr(`step ${event.step + 1}  → ${event.tool} ${shownArguments(event.call.arguments)}\n`);
-      return;
-    case 'tool_result': {
-      const { outcome } = event;
-      const id = outcome.call.id;
-      const decision = id === undefined ? undefined : describeDecision(decisions.get(id));
-      const envelope = outcome.envelope;
-      const shown = envelope.ok
-        ? `ok ${shorten(JSON.stringify(envelope.result) ?? 'null')}`
-        : `${envelope.error.type}: ${shorten(envelope.error.message)}`;
-      io.stderr(`        ← ${outcome.tool}${decision ? ` [${decision}]` : ''} ${shown}\n`);
-      return;
-    }
-    case 'step':
-    case 'done':
-      return;
-    default:
-      event satisfies never;
-  }
-}
-
-function describeDecision(decision: GateDecision | undefined): string | undefined {
-  if (!decision) return undefined;
-  const { approval } = decision as PolicyDecision;
-  const rule = decision.rule ? ` by ${decision.rule}` : '';
-  if (decision.action === 'allow')
-    return approval && approval !== 'remembered' ? `approved ${approval}${rule}` : `allowed${rule}`;
-  if (decision.action === 'deny') return approval === 'declined' ? `declined${rule}` : `denied${rule}`;
-  return `asked${rule}, no one to answer`;
-}
-
-function shownArguments(value: unknown): string {
-  let parsed = value;
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      return `${shorten(value)} (not JSON)`;
-    }
-  }
-  return shorten(JSON.stringify(redactValue(parsed)) ?? '{}');
-}
-
-/**
- * What a model or a tool wrote, made safe for a terminal: control characters (an escape sequence could
- * move the cursor, rewrite earlier lines or retitle the window) become visible `\u` escapes.
- */
-function printable(text: string): string {
-  return text.replace(
-    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
-    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
-
-function shorten(text: string): string {
-  const line = printable(text).replace(/\s+/g, ' ');
-  return line.length > SHORT ? `${line.slice(0, SHORT)}…` : line;
 }
 
 function finish(result: AgentResult<unknown>, io: CliIo, elapsedMs: number, url: string): ExitCode {
