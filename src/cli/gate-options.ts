@@ -1,4 +1,4 @@
-/** The `--policy` and `--audit` options that `toolpact call` and `toolpact serve` share. */
+/** The `--policy`, `--audit` and `--store` options that `call`, `serve`, `gateway` and `studio` share. */
 import { resolve } from 'node:path';
 import { openAuditLog } from '../audit/audit-log.js';
 import { type AuditSink, AuditSinkError } from '../audit/audit-sink.js';
@@ -7,7 +7,8 @@ import { definePolicy } from '../policy/define-policy.js';
 import { loadPolicyFile, loadPolicyFromConfig } from '../policy/load-policy.js';
 import type { Policy } from '../policy/policy.js';
 import { PolicyError } from '../policy/policy-error.js';
-import { InputError } from './io.js';
+import type { PostgresStore } from '../store/index.js';
+import { type CliIo, InputError, UsageError } from './io.js';
 
 /**
  * Opens the audit log an `--audit <file>` option names, or nothing: a SQLite database for a `.db`,
@@ -37,6 +38,30 @@ export async function choosePolicy(file: string | undefined, cwd: string): Promi
     return (await loadPolicyFromConfig(cwd)) ?? definePolicy({ rules: [] });
   } catch (error) {
     if (error instanceof PolicyError) throw new InputError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * The shared store `--store` (or `TOOLPACT_STORE`) names, opened and migrated; an unreachable server
+ * is a usage error (exit 2) naming the host it tried. The `pg` driver loads only here.
+ */
+export async function openStoreOption(
+  flag: string | boolean | undefined,
+  io: Pick<CliIo, 'env' | 'stderr'>,
+  command: string,
+  policy: Policy,
+): Promise<PostgresStore | undefined> {
+  const url = typeof flag === 'string' ? flag : io.env.TOOLPACT_STORE;
+  if (url === undefined || url === '') return undefined;
+  const { openPostgresStore, StoreError } = await import('../store/index.js');
+  try {
+    return await openPostgresStore(url, {
+      auditFailure: policy.auditFailure ?? 'fail',
+      onWarning: (message) => io.stderr(`toolpact ${command}: ${message}\n`),
+    });
+  } catch (error) {
+    if (error instanceof StoreError) throw new UsageError(error.message);
     throw error;
   }
 }

@@ -62,3 +62,24 @@ export function choosePolicy(file: string | boolean | undefined, config: Gateway
 export function lockOption(lock: string | boolean | undefined, io: CliIo): { lockFile?: string } {
   return typeof lock === 'string' ? { lockFile: resolve(io.cwd, lock) } : {};
 }
+
+/** `--lock`, `--policy` and `--audit` name gateway files too: no sandbox grant may hold one. */
+export async function refuseExposedFlags(
+  config: GatewayConfig,
+  flags: { readonly [name: string]: string | boolean | undefined },
+  io: CliIo,
+): Promise<void> {
+  const given: { lock?: string; policy?: string; audit?: string } = {};
+  for (const name of ['lock', 'policy', 'audit'] as const) {
+    const value = flags[name];
+    if (typeof value === 'string') given[name] = resolve(io.cwd, value);
+  }
+  if (Object.keys(given).length === 0) return;
+  const { gatewayFiles, refuseGrantsOverGatewayFiles } = await import('../gateway/config/index.js');
+  const files = gatewayFiles(config, given).filter(
+    (file) => given[file.role as keyof typeof given] === file.path,
+  );
+  asInput(() =>
+    refuseGrantsOverGatewayFiles(config, files, undefined, (file) => `${file.path} (--${file.role})`),
+  );
+}

@@ -55,13 +55,16 @@ export function toolIdentity(contract: ToolContract, meta: ToolMeta, state: unkn
 }
 
 /**
- * Who is calling, as far as this process can tell: the authenticated client the MCP transport
- * reports (`authInfo`), carried by the call's MCP request context; undefined for a call made in this
- * process or over a transport that authenticates nobody. A name a client gives itself
- * (`clientInfo.name`) is never a principal.
+ * Who is calling: the one definition the approval session of the policy, the request-state sealer, the
+ * store's approval queue and `toolIdentity` all use. It trusts only what the transport established: the
+ * client id of the MCP transport's `authInfo` (set by whatever authenticated the HTTP request), carried
+ * by the call's MCP request context. Anything else is the local process, answered as undefined: a
+ * call made in this process, over stdio, or over HTTP that nothing authenticated. A name a client
+ * reports about itself (`clientInfo.name`) is never a principal, whatever it says.
  *
  * @example
  * principalOf(undefined); // undefined: the local process
+ * principalOf(mcpContextOf(state)); // 'alice', when the transport authenticated alice
  */
 export function principalOf(state: unknown): string | undefined {
   const principal = brandedContextOf<{ readonly principal?: unknown }>(state)?.principal;

@@ -63,5 +63,16 @@ export {
   type UsedStateStore,
 } from './request-state.js';
 export { type HttpServeOptions, type RunningHttpServer, serveHttp } from './serve-http.js';
+export {
+  type RegistryServer,
+  type ServedTools,
+  type ServedToolsBuilder,
+  ServeRegistryError,
+  type ServeRegistryErrorCode,
+  type ServeRegistryOptions,
+  type ServingStore,
+  type ServingTelemetry,
+  serveRegistry,
+} from './serve-registry.js';
 export { type RunningStdioServer, type StdioServeOptions, serveStdio } from './serve-stdio.js';
 export { clientOf } from './session-limits.js';

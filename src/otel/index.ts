@@ -16,6 +16,7 @@ export {
   createOtelAuditSink,
   type OtelAuditSinkOptions,
 } from './otel-audit-sink.js';
+export { servingTelemetry } from './serving-telemetry.js';
 export {
   startTelemetry,
   TELEMETRY_PACKAGES,

@@ -46,9 +46,13 @@ export interface Approval {
   /** The validated arguments, secrets redacted. */
   readonly arguments: unknown;
   readonly argumentsDigest: string;
-  /** Who asked: `client:<name>` for an MCP client, `local` for a call made in this process. */
+  /**
+   * Who asked, as `principalOf` tells it: `auth:<client id>` for a caller the transport authenticated
+   * (`authInfo`), else `local`. Rows written before this spelling say `client:<name>`, the name the MCP
+   * client reported about itself; they stay readable, and no retry matches them.
+   */
   readonly principal: string;
-  /** The MCP client's `clientInfo`, when the call came over MCP. */
+  /** The MCP client's `clientInfo` as it reported it (never trusted as an identity), when over MCP. */
   readonly client: unknown;
   readonly rule: string | null;
   readonly reason: string | null;
@@ -84,8 +88,6 @@ export interface ApprovalStore {
 
 /** Options of {@link PostgresStore.approvalQueue}. */
 export interface ApprovalQueueOptions {
-  /** Who asks: by default `client:<name>` of the MCP client, else `local`. */
-  readonly principalOf?: (pending: PendingApproval) => string;
   /**
    * How long after an approved call ran a concurrent retry of it is told `approval_already_used`
    * rather than asked anew (default 60,000 ms).
@@ -389,13 +391,12 @@ function approvalQueue(pool: Pool, policy: Policy, options: ApprovalQueueOptions
   const whenCannotAsk = policy.approvals?.whenClientCannotAsk ?? 'deny';
   const expiresIn = intervalOf(policy.approvals?.expiresIn ?? DEFAULT_EXPIRY);
   const reuseWindowMs = options.reuseWindowMs ?? DEFAULT_REUSE_WINDOW_MS;
-  const principalOf = options.principalOf ?? defaultPrincipal;
   return (pending) => {
     const rule = pending.decision.rule;
     const toQueue =
       (rule !== undefined && queued.has(rule)) || (whenCannotAsk === 'queue' && !canAsk(pending));
     if (!toQueue) return undefined;
-    return decideQueued(pool, pending, principalOf(pending), expiresIn, reuseWindowMs).catch(
+    return decideQueued(pool, pending, expiresIn, reuseWindowMs).catch(
       (error: unknown): ApprovalAnswer => ({
         action: 'deny',
         outcome: 'store_unavailable',
@@ -408,7 +409,6 @@ function approvalQueue(pool: Pool, policy: Policy, options: ApprovalQueueOptions
 async function decideQueued(
   pool: Pool,
   pending: PendingApproval,
-  principal: string,
   expiresIn: string,
   reuseWindowMs: number,
 ): Promise<ApprovalAnswer | PauseAnswer> {
@@ -421,6 +421,8 @@ async function decideQueued(
     arguments: pending.arguments ?? null,
     tool: [identity.source, identity.name, identity.definition],
   });
+  // Who asks is `principalOf` (in the identity): the transport's authenticated client, else local.
+  const principal = identity.principal === undefined ? 'local' : `auth:${identity.principal}`;
   const key = [tool, digest, principal];
   const client: PoolClient = await pool.connect();
   try {
@@ -539,12 +541,6 @@ function canAsk(pending: PendingApproval): boolean {
   if (!context) return false;
   if (context.era === 'legacy') return context.canElicit;
   return context.clientCapabilities?.elicitation !== undefined;
-}
-
-function defaultPrincipal(pending: PendingApproval): string {
-  const context = mcpContextOf(pending.state);
-  const name = context?.clientInfo?.name;
-  return name ? `client:${name}` : 'local';
 }
 
 function defaultDecider(): string {

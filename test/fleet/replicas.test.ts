@@ -505,7 +505,7 @@ describe.runIf(hasPostgres && hasHaproxy)(
         [],
       );
       expect(await query('SELECT tool, principal, status FROM approvals WHERE id = $1', [approval])).toEqual([
-        { tool: 'deploy', principal: 'client:ops', status: 'pending' },
+        { tool: 'deploy', principal: 'local', status: 'pending' },
       ]);
 
       const cli = await run(

@@ -1,13 +1,19 @@
-import { resolve } from 'node:path';
 import type { PendingApproval } from '../../dispatch/gate.js';
 import type { GatewayConfig } from '../../gateway/config/index.js';
 import type { Gateway, GatewayServerStatus } from '../../gateway/gateway.js';
 import { counted } from '../../util/counted.js';
 import { parseArgs } from '../args.js';
-import { asInput, choosePolicy, type GatewaySubcommand, lockOption, readConfig } from '../gateway-options.js';
+import {
+  choosePolicy,
+  type GatewaySubcommand,
+  lockOption,
+  readConfig,
+  refuseExposedFlags,
+} from '../gateway-options.js';
 import type { CliIo, Command, ExitCode } from '../io.js';
 import { UsageError } from '../io.js';
-import { SERVE_FLAG_USAGE, SERVE_FLAGS, serveTools } from '../serve-tools.js';
+import { serveTools } from '../serve-command.js';
+import { SERVE_FLAG_USAGE, SERVE_FLAGS } from '../serve-tools.js';
 import { endProcessGroupsOnSignal } from '../stop-signal.js';
 
 /** The subcommands that start every server once, each loaded when it is run. */
@@ -89,8 +95,10 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
   const config = await readConfig(flags.config, io);
   await refuseExposedFlags(config, flags, io);
   const policy = choosePolicy(flags.policy, config, io);
-  const { startGateway } = await import('../../gateway/gateway.js');
-  let gateway: Gateway | undefined;
+  const [{ startGateway }, { gatewayServedTools }] = await Promise.all([
+    import('../../gateway/gateway.js'),
+    import('../../gateway/gateway-served-tools.js'),
+  ]);
   // A host that cannot be asked has every ask denied: said once, at the first such call.
   let told = false;
   const cannotAsk = async (request: PendingApproval) => {
@@ -112,13 +120,14 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
     command: 'gateway',
     flags,
     policy,
-    search: config.search !== undefined,
-    ...(config.search?.maxLoaded ? { maxLoaded: config.search.maxLoaded } : {}),
+    ...(config.search
+      ? { search: config.search.maxLoaded ? { maxLoaded: config.search.maxLoaded } : {} }
+      : {}),
     fallbackApprover: cannotAsk,
     build: async (registryOptions, telemetry) => {
       // Nothing waits for a server here: the client's initialize and server/discover are answered at
       // once, and what comes after them waits for firstListing (see "Start from the lock").
-      gateway = await startGateway({
+      const started = await startGateway({
         config,
         ...telemetry,
         ...lockOption(flags.lock, io),
@@ -128,43 +137,10 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
         waitForStart: false,
         deferStart: true,
       });
-      const started = gateway;
-      return {
-        registry: started.registry,
-        listing: started.listing,
-        get alwaysLoaded() {
-          return alwaysLoadedNames(started);
-        },
-        close: () => started.close(),
-        begin: () => void started.begin(),
-        ready: () => started.firstListing(),
-      };
-    },
-    onServing: () => {
-      if (gateway) io.stderr(summaryLine(gateway.status()));
+      io.stderr(summaryLine(started.status()));
+      return gatewayServedTools(started);
     },
   }).finally(() => groups.dispose());
-}
-
-/** `--lock`, `--policy` and `--audit` name gateway files too: no sandbox grant may hold one. */
-async function refuseExposedFlags(
-  config: GatewayConfig,
-  flags: { readonly [name: string]: string | boolean | undefined },
-  io: CliIo,
-): Promise<void> {
-  const given: { lock?: string; policy?: string; audit?: string } = {};
-  for (const name of ['lock', 'policy', 'audit'] as const) {
-    const value = flags[name];
-    if (typeof value === 'string') given[name] = resolve(io.cwd, value);
-  }
-  if (Object.keys(given).length === 0) return;
-  const { gatewayFiles, refuseGrantsOverGatewayFiles } = await import('../../gateway/config/index.js');
-  const files = gatewayFiles(config, given).filter(
-    (file) => given[file.role as keyof typeof given] === file.path,
-  );
-  asInput(() =>
-    refuseGrantsOverGatewayFiles(config, files, undefined, (file) => `${file.path} (--${file.role})`),
-  );
 }
 
 /** Starts every server once, for `pin`, `check` and `init`: no watching, no restarts worth waiting for. */
@@ -202,25 +178,6 @@ async function installPackages(config: GatewayConfig, io: CliIo): Promise<void> 
       );
     }
   }
-}
-
-function alwaysLoadedNames(gateway: Gateway): string[] {
-  const names: string[] = [];
-  for (const server of gateway.config().servers) {
-    const status = gateway.status().find((each) => each.name === server.name);
-    if (!status || server.alwaysLoaded === false) continue;
-    if (server.alwaysLoaded === true) {
-      names.push(...status.served);
-      continue;
-    }
-    for (const remote of server.alwaysLoaded) {
-      const tool = gateway.registry
-        .list()
-        .find((each) => each.meta.server === server.name && each.meta.remoteName === remote);
-      if (tool) names.push(tool.contract.name);
-    }
-  }
-  return names;
 }
 
 function summaryLine(status: readonly GatewayServerStatus[]): string {

@@ -5,7 +5,8 @@ import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
-import { SERVE_FLAG_USAGE, SERVE_FLAGS, serveTools } from '../serve-tools.js';
+import { serveTools } from '../serve-command.js';
+import { SERVE_FLAG_USAGE, SERVE_FLAGS } from '../serve-tools.js';
 import { endProcessGroupsOnSignal } from '../stop-signal.js';
 
 /**

@@ -1,14 +1,15 @@
-import { spawn } from 'node:child_process';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Policy } from '../../policy/policy.js';
-import { type CallRecord, Registry } from '../../registry/registry.js';
+import { Registry } from '../../registry/registry.js';
 import type { PostgresStore } from '../../store/index.js';
+import type { StudioOptions } from '../../studio/index.js';
 import { parseArgs } from '../args.js';
-import { choosePolicy } from '../gate-options.js';
-import type { Command } from '../io.js';
+import { choosePolicy, openStoreOption } from '../gate-options.js';
+import type { CliIo, Command } from '../io.js';
 import { InputError, UsageError } from '../io.js';
 import { CLOSE_GRACE_MS, closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
+import { openBrowser } from '../open-browser.js';
 import { stopSignal, wholeNumberFlag } from '../stop-signal.js';
 
 /**
@@ -70,119 +71,31 @@ export const command: Command = {
     }
     const port = flags.port === undefined ? 0 : wholeNumberFlag('port', flags.port, 0, 65_535);
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
-    const { startStudio, mcpStudioSource } = await import('../../studio/index.js');
-
+    const { startStudio } = await import('../../studio/index.js');
+    const source = await studioSource(modulePath, flags, policy, io);
     // Opened before anything listens, so an unreachable store is a usage error; closed after the studio.
     let store: PostgresStore | undefined;
-    const withStore = async (studioPolicy: Policy) => {
-      store ??= await openStoreOption(flags.store, io, studioPolicy);
-      const by = io.env.USER ?? io.env.LOGNAME;
-      return store ? { store, ...(by ? { decider: by } : {}) } : {};
-    };
-
     let studio: Awaited<ReturnType<typeof startStudio>>;
     try {
-      if (modulePath !== undefined) {
-        // Loaded once here, so a module that cannot load is a usage error before anything listens.
-        let first: Registry | undefined = await loadRegistry(modulePath, io.cwd);
-        const absolute = isAbsolute(modulePath) ? modulePath : resolve(io.cwd, modulePath);
-        studio = await listen(
-          async () =>
-            startStudio({
-              label: modulePath,
-              kind: 'module',
-              policy,
-              ...(await withStore(policy)),
-              port,
-              watch: [dirname(absolute)],
-              load: async (options) => {
-                const loaded = first ?? (await loadRegistry(modulePath, io.cwd));
-                first = undefined;
-                // Each load is a fresh copy of the module: closing the studio's registry closes that copy's
-                // registry, with its MCP connections, when a reload replaces it or the studio stops.
-                const registry = ownLoaded(new Registry(options), loaded).register(loaded.list());
-                return { registry, close: () => closeWithin(registry, io, 'studio') };
-              },
-            }),
-          // A studio that never started never took the first load.
-          () => closeWithin(first, io, 'studio'),
-        );
-      } else if (typeof flags.gateway === 'string') {
-        const file = resolve(io.cwd, flags.gateway);
-        const [{ readGatewayConfig, GatewayConfigError }, { startGateway }] = await Promise.all([
-          import('../../gateway/config/index.js'),
-          import('../../gateway/gateway.js'),
-        ]);
-        let config: Awaited<ReturnType<typeof readGatewayConfig>>;
-        try {
-          config = readGatewayConfig(file, { env: io.env });
-        } catch (error) {
-          if (error instanceof GatewayConfigError) throw new UsageError(error.message);
-          throw error;
-        }
-        // The policy the page gates with: --policy, else the gateway config's own, else the defaults.
-        const gatewayPolicy = typeof flags.policy === 'string' ? policy : (config.policy ?? policy);
-        const sharing = await withStore(gatewayPolicy);
-        studio = await listen(() =>
-          startStudio({
-            label: flags.gateway as string,
-            kind: 'mcp',
-            policy: gatewayPolicy,
-            ...sharing,
-            port,
-            load: async (options) => {
-              const observe = options.observe;
-              // A viewer: it reads the lock (changed definitions stay withheld) and never writes it.
-              const gateway = await startGateway({
-                config,
-                pinning: 'read-only',
-                registry: options,
-                // A definition change is recorded without holding anything; a store that fails it
-                // fails only that record.
-                ...(observe
-                  ? {
-                      audit: (record: CallRecord) => {
-                        void Promise.resolve(observe(record)).catch(() => {});
-                      },
-                    }
-                  : {}),
-                log: (line) => io.stderr(`toolpact studio: ${line}\n`),
-              });
-              return {
-                registry: gateway.registry,
-                get skipped() {
-                  return gateway.status().flatMap((server) => server.skipped);
-                },
-                close: () => gateway.close(),
-              };
-            },
-          }),
-        );
-      } else {
-        const argument = (flags.mcp ?? flags.url) as string;
-        const { mcpTargetFromArgument } = await import('../../mcp/index.js');
-        const target = mcpTargetFromArgument(argument, io.cwd);
-        const sharing = await withStore(policy);
-        try {
-          studio = await listen(() =>
-            startStudio({
-              label: argument,
-              kind: 'mcp',
-              policy,
-              ...sharing,
-              port,
-              load: mcpStudioSource(target),
-            }),
-          );
-        } catch (error) {
-          if (error instanceof UsageError || error instanceof InputError) throw error;
-          const reason = error instanceof Error ? error.message : String(error);
-          throw new InputError(`Cannot read the tools of the MCP server "${argument}": ${reason}`);
-        }
-      }
+      store = await openStoreOption(flags.store, io, 'studio', source.policy);
+      const by = io.env.USER ?? io.env.LOGNAME;
+      const { abandon: _, ...options } = source;
+      studio = await startStudio({
+        ...options,
+        ...(store ? { store, ...(by ? { decider: by } : {}) } : {}),
+        port,
+      });
     } catch (error) {
+      await source.abandon?.();
       await store?.close();
-      throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES') {
+        throw new UsageError(`Cannot listen on 127.0.0.1:${port} (${code}); give another --port, or 0.`);
+      }
+      if (source.kind === 'module' || typeof flags.gateway === 'string') throw error;
+      if (error instanceof UsageError || error instanceof InputError) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new InputError(`Cannot read the tools of the MCP server "${source.label}": ${reason}`);
     }
 
     const stop = stopSignal();
@@ -199,60 +112,73 @@ export const command: Command = {
       // After the studio, so the records of its last calls are committed first.
       await store?.close();
     }
-
-    async function listen<T>(start: () => Promise<T>, failed?: () => Promise<void>): Promise<T> {
-      try {
-        return await start();
-      } catch (error) {
-        await failed?.();
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE' || code === 'EACCES') {
-          throw new UsageError(`Cannot listen on 127.0.0.1:${port} (${code}); give another --port, or 0.`);
-        }
-        throw error;
-      }
-    }
   },
 };
 
 /**
- * The shared store `--store` (or `TOOLPACT_STORE`) names, opened and migrated; an unreachable server
- * is a usage error (exit 2) naming the host it tried. The `pg` driver loads only here.
+ * What the studio shows, from the module, `--gateway` or `--mcp`/`--url` argument: its label, the
+ * policy its page gates with, how each load builds the registry, and what to close if it never starts.
  */
-async function openStoreOption(
-  flag: string | boolean | undefined,
-  io: Parameters<Command['run']>[1],
+async function studioSource(
+  modulePath: string | undefined,
+  flags: { readonly [name: string]: string | boolean | undefined },
   policy: Policy,
-): Promise<PostgresStore | undefined> {
-  const url = typeof flag === 'string' ? flag : io.env.TOOLPACT_STORE;
-  if (url === undefined || url === '') return undefined;
-  const { openPostgresStore, StoreError } = await import('../../store/index.js');
-  try {
-    return await openPostgresStore(url, {
-      auditFailure: policy.auditFailure ?? 'fail',
-      onWarning: (message) => io.stderr(`toolpact studio: ${message}\n`),
-    });
-  } catch (error) {
-    if (error instanceof StoreError) throw new UsageError(error.message);
-    throw error;
+  io: CliIo,
+): Promise<
+  Pick<StudioOptions, 'label' | 'kind' | 'load' | 'watch'> & { policy: Policy; abandon?: () => Promise<void> }
+> {
+  if (modulePath !== undefined) {
+    // Loaded once here, so a module that cannot load is a usage error before anything listens.
+    let first: Registry | undefined = await loadRegistry(modulePath, io.cwd);
+    const absolute = isAbsolute(modulePath) ? modulePath : resolve(io.cwd, modulePath);
+    return {
+      label: modulePath,
+      kind: 'module',
+      policy,
+      watch: [dirname(absolute)],
+      load: async (options) => {
+        const loaded = first ?? (await loadRegistry(modulePath, io.cwd));
+        first = undefined;
+        // Each load is a fresh copy of the module: closing the studio's registry closes that copy's
+        // registry, with its MCP connections, when a reload replaces it or the studio stops.
+        const registry = ownLoaded(new Registry(options), loaded).register(loaded.list());
+        return { registry, close: () => closeWithin(registry, io, 'studio') };
+      },
+      // A studio that never started never took the first load.
+      abandon: () => closeWithin(first, io, 'studio'),
+    };
   }
-}
-
-/** Opens the default browser without a shell; a failure only prints a hint. */
-function openBrowser(url: string, stderr: (text: string) => void): void {
-  const [command, ...args] =
-    process.platform === 'darwin'
-      ? ['open', url]
-      : process.platform === 'win32'
-        ? ['rundll32', 'url.dll,FileProtocolHandler', url]
-        : ['xdg-open', url];
-  try {
-    const child = spawn(command!, args, { stdio: 'ignore', detached: true });
-    child.on('error', () =>
-      stderr(`toolpact studio: could not start "${command}"; open the URL yourself.\n`),
-    );
-    child.unref();
-  } catch {
-    stderr(`toolpact studio: could not start "${command}"; open the URL yourself.\n`);
+  if (typeof flags.gateway === 'string') {
+    const file = resolve(io.cwd, flags.gateway);
+    const [{ readGatewayConfig, GatewayConfigError }, { gatewayStudioSource }] = await Promise.all([
+      import('../../gateway/config/index.js'),
+      import('../../studio/gateway-source.js'),
+    ]);
+    let config: Awaited<ReturnType<typeof readGatewayConfig>>;
+    try {
+      config = readGatewayConfig(file, { env: io.env });
+    } catch (error) {
+      if (error instanceof GatewayConfigError) throw new UsageError(error.message);
+      throw error;
+    }
+    return {
+      label: flags.gateway,
+      kind: 'mcp',
+      // The policy the page gates with: --policy, else the gateway config's own, else the defaults.
+      policy: typeof flags.policy === 'string' ? policy : (config.policy ?? policy),
+      // A viewer: it reads the lock (changed definitions stay withheld) and never writes it.
+      load: gatewayStudioSource(config, { log: (line) => io.stderr(`toolpact studio: ${line}\n`) }),
+    };
   }
+  const argument = (flags.mcp ?? flags.url) as string;
+  const [{ mcpTargetFromArgument }, { mcpStudioSource }] = await Promise.all([
+    import('../../mcp/index.js'),
+    import('../../studio/index.js'),
+  ]);
+  return {
+    label: argument,
+    kind: 'mcp',
+    policy,
+    load: mcpStudioSource(mcpTargetFromArgument(argument, io.cwd)),
+  };
 }

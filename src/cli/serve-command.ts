@@ -1,0 +1,128 @@
+/** Serving a command's tools until a signal: the resources the flags name, `serveRegistry`, its messages. */
+import type { UpstreamCallWrapper } from '../gateway/upstream.js';
+import type { RegistryServer, ServedTools, ServeRegistryOptions } from '../mcp/index.js';
+import type { Policy } from '../policy/policy.js';
+import type { RegistryOptions } from '../registry/registry.js';
+import { counted } from '../util/counted.js';
+import type { ParsedArgs } from './args.js';
+import { openAuditOption, openStoreOption } from './gate-options.js';
+import type { CliIo } from './io.js';
+import { UsageError } from './io.js';
+import { closeWithin } from './lifecycle.js';
+import { openingFirst } from './opening-first.js';
+import { servingFlags } from './serve-tools.js';
+import { stopSignal } from './stop-signal.js';
+
+/** How {@link serveTools} is called by a command. */
+export interface ServeToolsOptions extends Pick<ServeRegistryOptions, 'fallbackApprover'> {
+  /** The command's name, in messages (`serve`, `gateway`). */
+  readonly command: string;
+  readonly flags: ParsedArgs['flags'];
+  readonly policy: Policy;
+  /** `--search` is on without the flag (the gateway's config can ask for it), with this `--max-loaded`. */
+  readonly search?: { readonly maxLoaded?: number };
+  /** Builds the tools; with `--otel`, `wrapUpstreamCall` makes a span of each upstream request. */
+  readonly build: (
+    registryOptions: RegistryOptions,
+    telemetry: { readonly wrapUpstreamCall?: UpstreamCallWrapper },
+  ) => Promise<ServedTools>;
+}
+
+/**
+ * Maps the serving flags to `serveRegistry` (opening the audit log, the store and telemetry they
+ * name) and serves until SIGINT, SIGTERM or (over stdio) the end of stdin; then closes it all.
+ *
+ * @example
+ * return serveTools(io, { command: 'serve', flags, policy, build: async (options) => ({ registry: new Registry(options) }) });
+ */
+export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise<0> {
+  const { flags, command } = options;
+  const mapped = servingFlags(flags, options.search);
+  const { http } = mapped;
+  const stop = stopSignal();
+  let audit: ReturnType<typeof openAuditOption>;
+  let store: Awaited<ReturnType<typeof openStoreOption>>;
+  let telemetry: Awaited<ReturnType<typeof import('../otel/index.js').startTelemetry>> | undefined;
+  let server: RegistryServer | undefined;
+  try {
+    const mcp = await import('../mcp/index.js');
+    const otel = flags.otel === true ? await import('../otel/index.js') : undefined;
+    telemetry = otel
+      ? await otel.startTelemetry({ serviceName: 'toolpact' }).catch((error: unknown) => {
+          throw new UsageError(`--otel: ${error instanceof Error ? error.message : String(error)}`);
+        })
+      : undefined;
+    audit = openAuditOption(flags.audit, io.cwd);
+    store = await openStoreOption(flags.store, io, command, options.policy);
+    const wrap = otel && telemetry ? { wrapUpstreamCall: otel.upstreamSpans(telemetry.tracer) } : {};
+    if (telemetry) io.stderr(`toolpact ${command}: exporting OpenTelemetry to ${otlpEndpoint(io.env)}.\n`);
+    let served: ServedTools | undefined;
+    try {
+      server = await mcp.serveRegistry(
+        async (registryOptions) => (served = await options.build(registryOptions, wrap)),
+        {
+          policy: options.policy,
+          ...(audit ? { audit } : {}),
+          ...(store ? { store } : {}),
+          ...(otel && telemetry ? { telemetry: otel.servingTelemetry(telemetry) } : {}),
+          ...mapped,
+          ...(options.fallbackApprover ? { fallbackApprover: options.fallbackApprover } : {}),
+          env: io.env,
+          ...(http
+            ? {}
+            : {
+                stdin: (tools) =>
+                  tools.begin || tools.ready ? openingFirst(process.stdin, tools) : process.stdin,
+              }),
+        },
+      );
+    } catch (error) {
+      if (error instanceof mcp.RequestStateKeyError) throw new UsageError(error.message);
+      if (!(error instanceof mcp.ServeRegistryError)) throw error;
+      if (error.code === 'cannot_listen') throw new UsageError(error.message);
+      const which =
+        command === 'serve' ? 'the module does not export. Its tools:' : 'is not among the served tools:';
+      throw new UsageError(
+        `--always-loaded names "${error.detail.tool}", which ${which} ${error.detail.served?.join(', ')}.`,
+      );
+    }
+    const { registry, search } = server;
+    const count = !search
+      ? counted((served?.listing ?? registry).schemas().length, 'tool')
+      : http?.stateless
+        ? `${counted(registry.size, 'tool')} (${search.stateless.schemas().length} listed, call_tool among them)`
+        : `${counted(registry.size, 'tool')} (${search.activeTools().length} listed until a search loads more)`;
+    if (!http) {
+      io.stderr(`toolpact ${command}: ${count} on stdio.\n`);
+      await Promise.race([server.closed, stop.signalled]);
+      return 0;
+    }
+    if (server.requestState.ephemeral) {
+      io.stderr(
+        `toolpact ${command}: no TOOLPACT_STATE_KEY, so approvals of 2026-07-28 clients are sealed with a key of this process only (another replica, or this one after a restart, cannot complete them). Set TOOLPACT_STATE_KEY to 32 random bytes (openssl rand -hex 32) on every replica.\n`,
+      );
+    }
+    if (!mcp.isLoopbackHost(http.host)) {
+      io.stderr(
+        `toolpact ${command}: listening on ${http.host}, reachable from the network, with no authentication. Put it behind a proxy that authenticates.\n`,
+      );
+    }
+    io.stderr(
+      `toolpact ${command}: ${count} at ${server.url} (${http.stateless ? 'stateless' : 'sessions'}).\n`,
+    );
+    io.stderr(`toolpact ${command}: ${await stop.signalled}, stopping.\n`);
+    return 0;
+  } finally {
+    stop.dispose();
+    await closeWithin(server, io, command, command === 'serve' ? undefined : 'the served tools');
+    // After the served tools, so that the records of their last calls are kept.
+    audit?.close();
+    await store?.close();
+    await telemetry?.shutdown();
+  }
+}
+
+/** Where the traces go, as the OTLP exporters read the environment. */
+function otlpEndpoint(env: { readonly [name: string]: string | undefined }): string {
+  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318';
+}
