@@ -1,12 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
 import {
   INSTALL_BUBBLEWRAP,
   probeBubblewrap,
   REQUIRE_SANDBOX_VARIABLE,
   sandboxRequired,
 } from './support/bubblewrap.js';
+import { buildSource } from './support/cli-build.js';
 import { haproxyAvailable, INSTALL_HAPROXY } from './support/haproxy.js';
 import {
   fleetRequired,
@@ -34,8 +36,12 @@ function filesImporting(name: string): string[] {
   return found.sort();
 }
 
-/** Says once, for the whole run, which tests a missing system package skips, or fails the run in CI. */
-export default async function setup(): Promise<void> {
+/**
+ * Says once, for the whole run, which tests a missing system package skips, or fails the run in CI;
+ * then builds `src/` once, for the tests that start the CLI (see `support/cli-build.ts`), again before
+ * each rerun in watch mode, and removes that build when the run ends.
+ */
+export default async function setup(project: TestProject): Promise<() => void> {
   const status = await probeBubblewrap();
   if (!status.ok) {
     const files = filesImporting('bubblewrap').join(', ');
@@ -67,6 +73,15 @@ export default async function setup(): Promise<void> {
       `toolpact: skipped the ${label} tests in ${files} (${reason}); to run them: ${install}\n`,
     );
   }
+  let build = await buildSource();
+  project.provide('toolpactBuild', build.folder);
+  // In watch mode, a rerun follows a change: the CLI runs from a build of the sources as they are now.
+  project.onTestsRerun(async () => {
+    build.remove();
+    build = await buildSource();
+    project.provide('toolpactBuild', build.folder);
+  });
+  return () => build.remove();
 }
 
 /**

@@ -14,6 +14,7 @@ import { readGatewayConfig } from '../../src/gateway/config/index.js';
 import { startGateway } from '../../src/gateway/gateway.js';
 import { pinServer } from '../../src/gateway/lock.js';
 import { writeLock } from '../../src/gateway/lock-file.js';
+import { toolpactArgs } from '../support/cli-build.js';
 
 const HINTED = resolve('test/fixtures/gateway/hinted-server.mjs');
 const SOURCE_ENTRY = resolve('src/index.ts');
@@ -226,7 +227,7 @@ describe('reports', () => {
 
 test('serve says "1 tool", not "1 tools", when it serves one', async () => {
   const module = oneToolModule();
-  const child = spawn(process.execPath, [resolve('bin/toolpact.js'), 'serve', module], {
+  const child = spawn(process.execPath, toolpactArgs('serve', module), {
     cwd: dir,
     stdio: ['pipe', 'ignore', 'pipe'],
   });

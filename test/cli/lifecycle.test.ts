@@ -1,4 +1,4 @@
-// The CLI as a user runs it (`node bin/toolpact.js …`) on modules that hold live things: an imported MCP
+// The CLI as a user runs it (`toolpact …`, a process of its own) on modules that hold live things: an imported MCP
 // server (the reference "memory" server over stdio), a socket and a timer the module never attaches, a
 // resource whose close never settles. One-shot commands print and end on their own; long-running ones
 // end on SIGINT or SIGTERM; no server process is left behind.
@@ -14,10 +14,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { toolpactArgs } from '../support/cli-build.js';
 import { isServerMemoryAlive, SERVER_MEMORY_BIN, serverMemoryProcesses } from '../support/server-memory.js';
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const BIN = join(projectRoot, 'bin', 'toolpact.js');
 const sourceEntry = JSON.stringify(join(projectRoot, 'src', 'index.ts'));
 const mcpEntry = JSON.stringify(join(projectRoot, 'src', 'mcp', 'index.ts'));
 /** Far beyond what any command takes, even on a crowded machine: past it, the process hung. */
@@ -106,12 +106,12 @@ interface Run {
   readonly memoryFile: string;
 }
 
-/** `node bin/toolpact.js <args>` with its own pid file and memory file; killed if it hangs. */
+/** `toolpact <args>` as a process, with its own pid file and memory file; killed if it hangs. */
 function start(args: readonly string[], env: Record<string, string> = {}): Run {
   const id = ++runs;
   const pidFile = join(state, `server-${id}.pid`);
   const memoryFile = join(state, `memory-${id}.jsonl`);
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, toolpactArgs(...args), {
     cwd: dir,
     env: {
       ...process.env,

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { catchesTerm, processesWith, until } from '../gateway/support.js';
+import { toolpactArgs } from '../support/cli-build.js';
 
-const BIN = resolve('bin/toolpact.js');
 const MODULE = resolve('test/fixtures/cli/imported-stubborn.ts');
 let dir: string;
 let marker: string;
@@ -39,7 +39,7 @@ const logged = (event: string) => existsSync(log) && readFileSync(log, 'utf8').i
 
 /** Starts the command and waits until the module's server and its grandchild (handler in place) run. */
 async function start(args: readonly string[]) {
-  const child = spawn(process.execPath, [BIN, ...args, MODULE], {
+  const child = spawn(process.execPath, toolpactArgs(...args, MODULE), {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, STUBBORN_MARKER: marker, STUBBORN_LOG: log },
   });

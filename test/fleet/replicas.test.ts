@@ -12,6 +12,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as PgClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { responseMessages } from '../mcp/support/wire.js';
+import { toolpactArgs } from '../support/cli-build.js';
 import { type HaproxyServer, hasHaproxy, startHaproxy } from '../support/haproxy.js';
 import {
   freePort,
@@ -30,7 +31,6 @@ import {
 } from '../support/postgres.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin', 'toolpact.js');
 const TOOLS = join(ROOT, 'test', 'fixtures', 'fleet', 'tools.ts');
 const POLICY = join(ROOT, 'test', 'fixtures', 'fleet', 'policy.json');
 const KEY = '5eed'.repeat(16);
@@ -84,8 +84,7 @@ async function start(replica: Replica): Promise<void> {
   const log = join(replicaDir(replica), `serve-${replica.starts}.log`);
   const running = spawnLogged(
     process.execPath,
-    [
-      BIN,
+    toolpactArgs(
       'serve',
       TOOLS,
       '--http',
@@ -95,7 +94,7 @@ async function start(replica: Replica): Promise<void> {
       postgres.url,
       '--policy',
       POLICY,
-    ],
+    ),
     log,
     {
       cwd: ROOT,
@@ -510,8 +509,7 @@ describe.runIf(hasPostgres && hasHaproxy)(
 
       const cli = await run(
         process.execPath,
-        [
-          BIN,
+        toolpactArgs(
           'approvals',
           'approve',
           approval,
@@ -521,7 +519,7 @@ describe.runIf(hasPostgres && hasHaproxy)(
           'release window',
           '--store',
           postgres.url,
-        ],
+        ),
         { cwd: ROOT },
       );
       expect(cli.stdout).toContain(approval);

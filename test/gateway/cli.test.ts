@@ -8,9 +8,9 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { toolpactArgs } from '../support/cli-build.js';
 import { FAULT_SERVER, faultEntry, isRunning, spawnedPids, until } from './support.js';
 
-const BIN = resolve('bin/toolpact.js');
 const TIMEOUT = 120_000;
 let dir: string;
 
@@ -154,7 +154,7 @@ describe('gateway init', () => {
 async function connectGateway(config: string, options: { args?: string[]; approve?: 'once' | 'deny' } = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'gateway', '--config', config, ...(options.args ?? [])],
+    args: toolpactArgs('gateway', '--config', config, ...(options.args ?? [])),
     stderr: 'pipe',
   });
   let stderr = '';
@@ -226,8 +226,12 @@ describe('the gateway over stdio', () => {
       const outerFile = join(dir, 'outer.json');
       write('outer.json', {
         mcpServers: {
-          inner: { command: process.execPath, args: [BIN, 'gateway', '--config', inner] },
-          loop: { command: process.execPath, args: [BIN, 'gateway', '--config', outerFile] },
+          inner: { command: process.execPath, args: toolpactArgs('gateway', '--config', inner) },
+          // As a host file names toolpact (its bin), which is how the gateway knows the entry is itself.
+          loop: {
+            command: process.execPath,
+            args: [resolve('bin/toolpact.js'), 'gateway', '--config', outerFile],
+          },
         },
         toolpact: { policy: { rules: [{ id: 'all', action: 'allow' }] } },
       });

@@ -13,9 +13,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ToolDefinitionError } from '../../src/errors/index.js';
 import { connectMcpServer, type McpInboundNotification } from '../../src/mcp/connect.js';
+import { toolpactArgs } from '../support/cli-build.js';
 import { until, workspace } from './support.js';
 
-const BIN = resolve('bin/toolpact.js');
 const FLOOD_SERVER = resolve('test/fixtures/gateway/flood-server.mjs');
 const MIB = 1024 * 1024;
 let dir: string;
@@ -46,7 +46,7 @@ test('300,000 list_changed from one server: another server answers during the fl
   );
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'gateway', '--config', config],
+    args: toolpactArgs('gateway', '--config', config),
     cwd: dir,
     stderr: 'pipe',
   });

@@ -8,9 +8,9 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { execute } from '../../src/cli/main.js';
+import { toolpactArgs } from '../support/cli-build.js';
 import { isRunning, until } from './support.js';
 
-const BIN = resolve('bin/toolpact.js');
 const HINTED = resolve('test/fixtures/gateway/hinted-server.mjs');
 const FILESYSTEM = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const TIMEOUT = 60_000;
@@ -61,7 +61,7 @@ function writtenConfig(): { file: string; value: { [key: string]: any } } {
 async function connect(config: string, args: string[] = []) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'gateway', '--config', config, ...args],
+    args: toolpactArgs('gateway', '--config', config, ...args),
     stderr: 'pipe',
   });
   const client = new Client(

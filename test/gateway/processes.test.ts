@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { toolpactArgs } from '../support/cli-build.js';
 import { catchesTerm, processesWith as survivors, until, workspace } from './support.js';
 
 // However a gateway ends, or restarts a server, no process it started is left: not the server (which
@@ -13,7 +14,6 @@ import { catchesTerm, processesWith as survivors, until, workspace } from './sup
 // carries its marker in its argv (the gateway through its config's path), so what is left is counted
 // through /proc/*/cmdline.
 
-const BIN = resolve('bin/toolpact.js');
 const STUBBORN = resolve('test/fixtures/gateway/stubborn-server.mjs');
 const TIMEOUT = 60_000;
 /** How long the processes of a test may take to be gone once their gateway ended. */
@@ -78,7 +78,7 @@ function writeConfig(locked = true): { config: string; log: string } {
 
 /** Starts `toolpact gateway` as a host does, and waits until it serves on stdio. */
 async function startGateway(config: string): Promise<{ child: ChildProcess; exited: Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, 'gateway', '--config', config], {
+  const child = spawn(process.execPath, toolpactArgs('gateway', '--config', config), {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -156,7 +156,9 @@ test(
   '`gateway check` interrupted by SIGINT ends its servers, then itself',
   async () => {
     const { config, log } = writeConfig();
-    const child = spawn(process.execPath, [BIN, 'gateway', 'check', '--config', config], { stdio: 'ignore' });
+    const child = spawn(process.execPath, toolpactArgs('gateway', 'check', '--config', config), {
+      stdio: 'ignore',
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     await until(() => logged(log, 'start'), 'the server started', 30_000);
     child.kill('SIGINT');
@@ -197,7 +199,7 @@ describe('a gateway closed by the v2 client leaves no process', () => {
       const { config } = writeConfig(era === 'legacy');
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: [BIN, 'gateway', '--config', config],
+        args: toolpactArgs('gateway', '--config', config),
         stderr: 'pipe',
       });
       transport.stderr?.on('data', () => {});
@@ -238,7 +240,7 @@ describe('a server restarted by the gateway leaves no process', () => {
       });
       ws.write('config.json', entry('1'));
       ws.write('config.lock.json', LEGACY_LOCK);
-      const gateway = await ws.start({ restart: { initialDelayMs: 30, maxDelayMs: 200, maxFailures: 5 } });
+      const gateway = await ws.start({ restart: { maxFailures: 5 } });
       const pids = async () => {
         const called = await gateway.registry.call('pids', {});
         if (!called.ok) throw new Error(`pids failed: ${called.error.message}`);

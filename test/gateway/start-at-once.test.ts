@@ -15,9 +15,9 @@ import { afterEach, beforeEach, expect, test } from 'vitest';
 import { GatewayConfigError, parseGatewayConfig } from '../../src/gateway/config/index.js';
 import { pinServer } from '../../src/gateway/lock.js';
 import { writeLock } from '../../src/gateway/lock-file.js';
+import { toolpactArgs } from '../support/cli-build.js';
 import { until } from './support.js';
 
-const BIN = resolve('bin/toolpact.js');
 const FLOOD_SERVER = resolve('test/fixtures/gateway/flood-server.mjs');
 const object = { type: 'object', properties: { text: { type: 'string' } } };
 const LISTED = [
@@ -66,7 +66,7 @@ function writeConfig(startTimeoutMs: number): string {
 async function connect(config: string, era: 'legacy' | 'modern'): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'gateway', '--config', config],
+    args: toolpactArgs('gateway', '--config', config),
     cwd: dir,
     stderr: 'pipe',
   });

@@ -12,9 +12,9 @@ import { readGatewayConfig } from '../../src/gateway/config/index.js';
 import { startGateway } from '../../src/gateway/gateway.js';
 import { pinServer } from '../../src/gateway/lock.js';
 import { writeLock } from '../../src/gateway/lock-file.js';
+import { toolpactArgs } from '../support/cli-build.js';
 import { until } from './support.js';
 
-const BIN = resolve('bin/toolpact.js');
 const FLOOD_SERVER = resolve('test/fixtures/gateway/flood-server.mjs');
 const object = { type: 'object', properties: { text: { type: 'string' } } };
 // What the fixture lists, as the lock pins it.
@@ -65,7 +65,7 @@ test('initialize and the first tools/list are answered before a server answers i
   const paths = setUp();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'gateway', '--config', paths.config],
+    args: toolpactArgs('gateway', '--config', paths.config),
     cwd: dir,
     stderr: 'pipe',
   });

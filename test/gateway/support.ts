@@ -31,15 +31,19 @@ export function workspace() {
       writeFileSync(file, typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`);
       return file;
     },
-    /** Starts a gateway over `config.json` in the folder, with fast restarts, logging into `logs`. */
+    /**
+     * Starts a gateway over `config.json` in the folder, logging into `logs`, with fast restarts: each
+     * restart setting `options.restart` does not give.
+     */
     async start(options: Partial<GatewayOptions> = {}) {
       const config = readGatewayConfig(join(dir, 'config.json'));
       const gateway = await startGateway({
         config,
-        restart: { initialDelayMs: 30, maxDelayMs: 200, jitter: 0.2, maxFailures: 3, ...options.restart },
         log: (line) => logs.push(line),
         watch: false,
         ...options,
+        // After `options`: a test that sets some of the restart timings keeps the fast ones it did not set.
+        restart: { initialDelayMs: 30, maxDelayMs: 200, jitter: 0.2, maxFailures: 3, ...options.restart },
       });
       gateways.push(gateway);
       return gateway;

@@ -9,10 +9,10 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { execute } from '../../src/cli/main.js';
+import { toolpactArgs } from '../support/cli-build.js';
 import { ROOT, text } from './support/wire.js';
 
 const MODULE = join('test', 'fixtures', 'mcp', 'registry-module.ts');
-const BIN = join(ROOT, 'src', 'cli', 'bin.ts');
 
 function bufferIo() {
   const out: string[] = [];
@@ -78,7 +78,7 @@ describe('toolpact serve, started as a process', () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: ['--import', 'tsx', BIN, 'serve', MODULE, '--name', 'from-cli'],
+        args: toolpactArgs('serve', MODULE, '--name', 'from-cli'),
         cwd: ROOT,
         stderr: 'pipe',
       }),
@@ -106,7 +106,7 @@ describe('toolpact serve, started as a process', () => {
       await client.connect(
         new StdioClientTransport({
           command: process.execPath,
-          args: ['--import', 'tsx', BIN, 'serve', MODULE, '--policy', policyFile, '--audit', audit],
+          args: toolpactArgs('serve', MODULE, '--policy', policyFile, '--audit', audit),
           cwd: ROOT,
           env: { PATH: process.env.PATH ?? '', FIXTURE_NOTES_DIR: notes },
           stderr: 'pipe',
@@ -149,7 +149,7 @@ describe('toolpact serve, started as a process', () => {
       await client.connect(
         new StdioClientTransport({
           command: process.execPath,
-          args: ['--import', 'tsx', BIN, 'serve', MODULE],
+          args: toolpactArgs('serve', MODULE),
           cwd: ROOT,
           env: { PATH: process.env.PATH ?? '', FIXTURE_NOTES_DIR: notes },
           stderr: 'pipe',
@@ -174,7 +174,7 @@ describe('toolpact serve, started as a process', () => {
   test('--sessions-per-client reaches the server: a second session of one client closes the first', async () => {
     const child: ChildProcess = spawn(
       process.execPath,
-      ['--import', 'tsx', BIN, 'serve', MODULE, '--http', '--port', '0', '--sessions-per-client', '1'],
+      toolpactArgs('serve', MODULE, '--http', '--port', '0', '--sessions-per-client', '1'),
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';
@@ -218,7 +218,7 @@ describe('toolpact serve, started as a process', () => {
   test('over HTTP it prints the endpoint, serves it, and stops cleanly on SIGTERM', async () => {
     const child: ChildProcess = spawn(
       process.execPath,
-      ['--import', 'tsx', BIN, 'serve', MODULE, '--http', '--port', '0', '--stateless'],
+      toolpactArgs('serve', MODULE, '--http', '--port', '0', '--stateless'),
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';

@@ -352,14 +352,15 @@ describe('approvals as multi round-trip requests', () => {
   });
 
   test('an expired state runs nothing and says to ask afresh', async () => {
-    // A server whose states live 20 ms: the retry comes after that.
+    // A server whose states live 20 ms on its clock, and the clock moved on 60 ms before the retry.
+    let clock = Date.now();
     const brief = await serveHttp(fixtureRegistry(notes), {
-      requestState: new RequestStateSealer({ key: KEY, ttlMs: 20 }),
+      requestState: new RequestStateSealer({ key: KEY, ttlMs: 20, now: () => clock }),
     });
     try {
       const first = await ask('expired.txt', brief.url);
       expect(first.result.resultType).toBe('input_required');
-      await new Promise((resolve) => setTimeout(resolve, 60));
+      clock += 60;
       const late = await retry('expired.txt', first.result.requestState as string, once, brief.url);
       const envelope = JSON.parse(text(late.result));
       expect(envelope.error.type).toBe('permission_denied');

@@ -6,9 +6,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { toolpactArgs } from '../support/cli-build.js';
 import { ROOT } from './support/wire.js';
 
-const BIN = join(ROOT, 'bin', 'toolpact.js');
 const VERSION = '2026-07-28';
 const KEY = '0123456789abcdef'.repeat(4);
 const form = { elicitation: { form: {} } };
@@ -23,9 +23,9 @@ let dir: string;
 let notes: string;
 const served: Served[] = [];
 
-/** `node bin/toolpact.js serve <module> --http --port 0`, resolved once it says where it listens. */
+/** `toolpact serve <module> --http --port 0`, resolved once it says where it listens. */
 function serve(env: Record<string, string>): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', 'notes.mts', '--http', '--port', '0'], {
+  const child = spawn(process.execPath, toolpactArgs('serve', 'notes.mts', '--http', '--port', '0'), {
     cwd: dir,
     env: { ...process.env, FIXTURE_NOTES_DIR: notes, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

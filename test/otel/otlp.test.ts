@@ -8,9 +8,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, test } from 'vitest';
 import { queryAuditLog } from '../../src/policy/index.js';
+import { toolpactArgs } from '../support/cli-build.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const BIN = join(ROOT, 'src', 'cli', 'bin.ts');
 const MODULE = join('test', 'fixtures', 'mcp', 'registry-module.ts');
 
 /** OTLP/JSON as it comes over the wire: attributes are key/value lists of typed values. */
@@ -72,7 +72,7 @@ describe('toolpact serve --otel', () => {
       await client.connect(
         new StdioClientTransport({
           command: process.execPath,
-          args: ['--import', 'tsx', BIN, 'serve', MODULE, '--otel', '--policy', policy, '--audit', audit],
+          args: toolpactArgs('serve', MODULE, '--otel', '--policy', policy, '--audit', audit),
           cwd: ROOT,
           stderr: 'pipe',
           env: {

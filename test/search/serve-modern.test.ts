@@ -17,6 +17,7 @@ import { RequestStateSealer } from '../../src/mcp/request-state.js';
 import { CALL_TOOL_NAME, type ToolSearch, withToolSearch } from '../../src/search/index.js';
 import { fixtureGate, fixtureTools } from '../fixtures/mcp/tools.js';
 import { invalidMessages, type Recording, ROOT, recordingFetch, text } from '../mcp/support/wire.js';
+import { toolpactArgs } from '../support/cli-build.js';
 
 // `serve --search` on revision 2026-07-28: a list that cannot vary per client, so a fixed list with
 // `call_tool`, which runs a found tool as that tool (gate, approvals, audit). The legacy era's
@@ -307,16 +308,13 @@ describe('toolpact serve --search over stdio, revision 2026-07-28 (the CLI)', ()
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [
-          '--import',
-          'tsx',
-          join(ROOT, 'src', 'cli', 'bin.ts'),
+        args: toolpactArgs(
           'serve',
           join('examples', 'workspace', 'index.ts'),
           '--search',
           '--always-loaded',
           'read_file',
-        ],
+        ),
         cwd: ROOT,
         stderr: 'pipe',
       }),

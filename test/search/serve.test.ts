@@ -5,8 +5,8 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { describe, expect, test } from 'vitest';
 import { ROOT, text } from '../mcp/support/wire.js';
 import { runCli } from '../support/cli.js';
+import { toolpactArgs } from '../support/cli-build.js';
 
-const BIN = join(ROOT, 'src', 'cli', 'bin.ts');
 const WORKSPACE = join('examples', 'workspace', 'index.ts');
 
 describe('toolpact serve --search', () => {
@@ -15,7 +15,7 @@ describe('toolpact serve --search', () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: ['--import', 'tsx', BIN, 'serve', WORKSPACE, '--search', '--always-loaded', 'read_file'],
+        args: toolpactArgs('serve', WORKSPACE, '--search', '--always-loaded', 'read_file'),
         cwd: ROOT,
         stderr: 'pipe',
       }),

@@ -8,9 +8,9 @@ import { Registry } from '../../src/index.js';
 import { serveHttp } from '../../src/mcp/index.js';
 import { notesTools } from '../fixtures/studio/notes-tools.js';
 import { runCli } from '../support/cli.js';
+import { toolpactArgs } from '../support/cli-build.js';
 import { EVERYTHING, ROOT } from './support.js';
 
-const BIN = join(ROOT, 'src', 'cli', 'bin.ts');
 const MODULE = join('test', 'fixtures', 'studio', 'notes-module.ts');
 
 describe('toolpact studio: usage errors exit 2 with a message', () => {
@@ -36,7 +36,7 @@ describe('toolpact studio: usage errors exit 2 with a message', () => {
 
 /** Starts `toolpact <args>` as a process and resolves with the URL it prints. */
 async function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
+  const child = spawn(process.execPath, toolpactArgs(...args), {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

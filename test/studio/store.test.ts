@@ -14,10 +14,10 @@ import { createPolicyGate, definePolicy, type Policy } from '../../src/policy/in
 import { type Approval, openPostgresStore, type PostgresStore } from '../../src/store/index.js';
 import { type RunningStudio, type StoreQueueView, startStudio } from '../../src/studio/index.js';
 import { runCli } from '../support/cli.js';
+import { toolpactArgs } from '../support/cli-build.js';
 import { freePort, hasPostgres, type PostgresServer, startPostgres } from '../support/postgres.js';
 import { ROOT } from './support.js';
 
-const BIN = join(ROOT, 'src', 'cli', 'bin.ts');
 const MODULE = join('test', 'fixtures', 'studio', 'notes-module.ts');
 
 const policy = definePolicy({
@@ -446,7 +446,7 @@ describe('the studio without a store', () => {
 
 /** Starts `toolpact studio` as a process and resolves with the URL it prints. */
 async function startCli(args: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
+  const child = spawn(process.execPath, toolpactArgs(...args), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

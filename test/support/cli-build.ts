@@ -1,0 +1,60 @@
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { inject } from 'vitest';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The folder of the build that {@link buildSource} made for this run, if one was made. */
+    toolpactBuild: string | undefined;
+  }
+}
+
+/**
+ * Builds `src/` once for the whole run, file by file with esbuild (the transform tsx applies, without
+ * bundling), into a fresh folder under `node_modules/.cache` (where the packages resolve and the
+ * checkout's package.json is found above it), with the files the modules read beside them (the
+ * studio's UI). Answers the folder and a function that removes it.
+ */
+export async function buildSource(): Promise<{ folder: string; remove: () => void }> {
+  const cache = join(ROOT, 'node_modules', '.cache', 'toolpact-test-build');
+  mkdirSync(cache, { recursive: true });
+  const folder = mkdtempSync(join(cache, 'run-'));
+  const source = join(ROOT, 'src');
+  const files = readdirSync(source, { recursive: true, encoding: 'utf8' }).filter((file) =>
+    statSync(join(source, file)).isFile(),
+  );
+  const typescript = (file: string) => /\.[cm]?ts$/.test(file) && !file.endsWith('.d.ts');
+  await build({
+    entryPoints: files.filter(typescript).map((file) => join(source, file)),
+    outdir: join(folder, 'src'),
+    outbase: source,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'error',
+  });
+  for (const file of files.filter((file) => !typescript(file))) {
+    cpSync(join(source, file), join(folder, 'src', file));
+  }
+  // Under node_modules a .js file is CommonJS unless its own package.json says otherwise.
+  writeFileSync(join(folder, 'package.json'), '{ "type": "module" }\n');
+  return { folder, remove: () => rmSync(folder, { recursive: true, force: true }) };
+}
+
+/**
+ * The arguments of `node` that run `toolpact <args>`: the CLI of the run's build when the system
+ * project made one, as a published copy runs (about half the start-up of the checkout's
+ * `bin/toolpact.js`, which loads tsx and compiles `src/` through it), else `bin/toolpact.js`. The
+ * commands are the same code either way; `bin/toolpact.js` itself is tested in test/cli/bin.test.ts.
+ */
+export function toolpactArgs(...args: string[]): string[] {
+  const folder = inject('toolpactBuild');
+  return [
+    folder === undefined ? join(ROOT, 'bin', 'toolpact.js') : join(folder, 'src', 'cli', 'bin.js'),
+    ...args,
+  ];
+}
