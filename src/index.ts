@@ -78,7 +78,7 @@ export type { IssueCode, ValidationIssue } from './dispatch/issues.js';
 export { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './dispatch/parse.js';
 export { type JsonValue, toJsonValue } from './dispatch/serialize.js';
 export { isToolError, ToolError, type ToolErrorOptions } from './dispatch/tool-error.js';
-export { principalOf, type ToolIdentity, toolIdentity } from './dispatch/tool-identity.js';
+export { principalKeyOf, principalOf, type ToolIdentity, toolIdentity } from './dispatch/tool-identity.js';
 export type { ResultValidator } from './dispatch/validate-result.js';
 export type { ArgumentValidator, ValidationResult } from './dispatch/validation.js';
 export {

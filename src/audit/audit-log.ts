@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+import { principalKeyOf } from '../dispatch/tool-identity.js';
 import { delegationDepth } from '../policy/delegation-state.js';
 import type { PolicyDecision } from '../policy/policy-gate.js';
 import type { CallRecord } from '../registry/registry.js';
@@ -32,6 +33,13 @@ export interface AuditEntry {
   readonly durationMs: number;
   /** How many delegations deep the call was made (0 for the agent's own calls). */
   readonly delegationDepth: number;
+  /**
+   * Who called, as the approvals table spells it: `auth:<client id>` for a caller the transport
+   * authenticated (the MCP `authInfo`), `local` for the local process (a call in this process, over
+   * stdio, or over HTTP that nothing authenticated). What a client says about itself (`clientInfo`) never
+   * counts. Null in entries written before toolpact recorded it.
+   */
+  readonly principal: string | null;
   /**
    * How the result broke the tool's output schema, when it did (the first 20 issues, redacted): the
    * model was told only `invalid_result`, or, under `validateResults: 'warn'`, nothing.
@@ -139,6 +147,7 @@ export function toEntry(record: CallRecord, options: AuditLogOptions = {}): Audi
     outcome: record.outcome,
     durationMs: record.durationMs,
     delegationDepth: delegationDepth(record.state),
+    principal: principalKeyOf(record.state),
     ...(record.resultIssues?.length
       ? {
           resultIssues: record.resultIssues.slice(0, MAX_AUDITED_ISSUES).map((issue) => ({

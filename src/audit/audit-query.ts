@@ -13,6 +13,8 @@ export interface AuditQuery {
   readonly outcome?: string;
   /** Only calls the gate decided so (`none`: calls that ended before the gate, or had none). */
   readonly decision?: 'allow' | 'deny' | 'ask' | 'none';
+  /** Only calls by this principal: `auth:<client id>` (a caller the transport authenticated) or `local`. */
+  readonly principal?: string;
   /** At most this many entries, the latest ones (default: all). */
   readonly limit?: number;
 }
@@ -24,6 +26,7 @@ export interface ResolvedAuditQuery {
   readonly untilMs: number | undefined;
   readonly outcome: string | undefined;
   readonly decision: AuditQuery['decision'];
+  readonly principal: string | undefined;
   readonly limit: number | undefined;
 }
 
@@ -50,6 +53,13 @@ export function resolveAuditQuery(query: AuditQuery, now = Date.now()): Resolved
       `decision must be one of ${DECISIONS.join(', ')}, received ${JSON.stringify(query.decision)}.`,
     );
   }
+  const principal = query.principal;
+  if (principal !== undefined && !(principal === 'local' || /^auth:./s.test(principal))) {
+    throw new AuditSinkError(
+      'invalid_query',
+      `principal is auth:<client id> (a caller the transport authenticated) or local (the local process), received ${JSON.stringify(principal)}.${typeof principal === 'string' && principal !== '' && !principal.startsWith('auth:') ? ` For the client id ${JSON.stringify(principal)}, give auth:${principal}.` : ''}`,
+    );
+  }
   const limit = query.limit;
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
     throw new AuditSinkError(
@@ -64,6 +74,7 @@ export function resolveAuditQuery(query: AuditQuery, now = Date.now()): Resolved
     untilMs: timeBound('until', query.until, now),
     outcome: query.outcome,
     decision: query.decision,
+    principal,
     limit,
   };
 }
@@ -81,6 +92,7 @@ export function auditEntryMatches(entry: AuditEntry, query: ResolvedAuditQuery):
   if (query.untilMs !== undefined && !(time < query.untilMs)) return false;
   if (query.outcome !== undefined && entry.outcome !== query.outcome) return false;
   if (query.decision !== undefined && (entry.decision?.action ?? 'none') !== query.decision) return false;
+  if (query.principal !== undefined && (entry.principal ?? null) !== query.principal) return false;
   return true;
 }
 

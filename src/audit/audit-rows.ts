@@ -24,6 +24,8 @@ const AUDIT_TABLE = [
   ['outcome', 'text', true],
   ['duration_ms', 'real', true],
   ['delegation_depth', 'integer', true],
+  // Added after the first release: a table made before it gains it (see auditAddedColumnsSql).
+  ['principal', 'text', false],
 ] as const satisfies readonly (readonly [string, AuditColumnKind, boolean])[];
 
 type AuditColumnKind = 'integer' | 'milliseconds' | 'text' | 'real';
@@ -59,6 +61,34 @@ export function auditTableSql(
   ].join('\n');
 }
 
+/**
+ * The columns an `audit_log` made by an older toolpact may lack: those of the list that `existing`
+ * does not have and that may be null (so old rows read back with null there). A missing required
+ * column is not listed: that table is not an audit log.
+ *
+ * @example
+ * auditMissingColumns(['id', 'v', 'time']); // ['category', 'source', …]
+ */
+export function auditMissingColumns(existing: readonly string[]): string[] {
+  return AUDIT_TABLE.filter(([name, , required]) => !required && !existing.includes(name)).map(
+    ([name]) => name,
+  );
+}
+
+/**
+ * The statements that bring an `audit_log` made by an older toolpact up to the column list: one
+ * `ALTER TABLE … ADD COLUMN` for each of {@link auditMissingColumns}; none when nothing is missing.
+ *
+ * @example
+ * database.exec(auditAddedColumnsSql('sqlite', columns).join(';'));
+ */
+export function auditAddedColumnsSql(dialect: 'sqlite' | 'postgres', existing: readonly string[]): string[] {
+  const kinds = new Map<string, AuditColumnKind>(AUDIT_TABLE.map(([name, kind]) => [name, kind]));
+  return auditMissingColumns(existing).map(
+    (name) => `ALTER TABLE audit_log ADD COLUMN ${name} ${COLUMN_TYPES[dialect][kinds.get(name)!]}`,
+  );
+}
+
 /** One row of `audit_log`. */
 export type AuditRow = { readonly [column in (typeof AUDIT_COLUMNS)[number]]: string | number | null };
 
@@ -86,6 +116,7 @@ export function auditRow(entry: AuditEntry): AuditRow {
     outcome: entry.outcome,
     duration_ms: entry.durationMs,
     delegation_depth: entry.delegationDepth,
+    principal: entry.principal,
   };
 }
 
@@ -118,6 +149,7 @@ export function auditEntryFromRow(row: AuditRow): AuditEntry {
     outcome: String(row.outcome),
     durationMs: Number(row.duration_ms),
     delegationDepth: Number(row.delegation_depth),
+    principal: text(row.principal ?? null),
   };
 }
 
@@ -144,5 +176,6 @@ export function auditWhere(
   if (query.outcome !== undefined) where.push(`outcome = ${next(query.outcome)}`);
   if (query.decision === 'none') where.push('decision_action IS NULL');
   else if (query.decision !== undefined) where.push(`decision_action = ${next(query.decision)}`);
+  if (query.principal !== undefined) where.push(`principal = ${next(query.principal)}`);
   return { where: where.length ? ` WHERE ${where.join(' AND ')}` : '', parameters };
 }

@@ -10,7 +10,8 @@ export interface AuditLogContents {
 
 /**
  * Reads an audit log written by `openAuditLog`: every complete line, and the numbers of lines that
- * do not parse, which are skipped rather than failing the whole read.
+ * do not parse, which are skipped rather than failing the whole read. A line written before the
+ * principal was recorded reads back with `principal: null`.
  *
  * @example
  * const { entries, damagedLines } = readAuditLog('audit.jsonl');
@@ -23,9 +24,10 @@ export function readAuditLog(file: string): AuditLogContents {
     if (line.trim() === '') return;
     try {
       const value: unknown = JSON.parse(line);
-      if (value !== null && typeof value === 'object' && !Array.isArray(value))
-        entries.push(value as AuditEntry);
-      else damagedLines.push(index + 1);
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        // Lines written before the principal was recorded read back with it null.
+        entries.push(('principal' in value ? value : { ...value, principal: null }) as AuditEntry);
+      } else damagedLines.push(index + 1);
     } catch {
       damagedLines.push(index + 1);
     }

@@ -6,7 +6,9 @@ import { type AuditQuery, type ResolvedAuditQuery, resolveAuditQuery } from './a
 import {
   AUDIT_COLUMNS,
   type AuditRow,
+  auditAddedColumnsSql,
   auditEntryFromRow,
+  auditMissingColumns,
   auditRow,
   auditTableSql,
   auditWhere,
@@ -74,6 +76,7 @@ export function openSqliteAuditLog(file: string, options: SqliteAuditLogOptions 
     database.pragma('journal_mode = WAL');
     database.pragma(`synchronous = ${options.fsync ? 'FULL' : 'NORMAL'}`);
     database.exec(SQLITE_AUDIT_SCHEMA);
+    addMissingColumns(database);
   } catch (error) {
     throw new AuditSinkError(
       'cannot_open',
@@ -147,9 +150,35 @@ export function querySqliteAuditLog(file: string, query: AuditQuery = {}): Audit
   }
 }
 
+/** The columns the file's `audit_log` has (none when there is no such table). */
+function columnsOf(database: Database): string[] {
+  return (database.prepare('PRAGMA table_info(audit_log)').all() as { name: string }[]).map(
+    (column) => column.name,
+  );
+}
+
+// A file written by an older toolpact lacks the newer columns: add them, in one write transaction so
+// two processes opening it at once do not both add a column.
+function addMissingColumns(database: Database): void {
+  if (auditMissingColumns(columnsOf(database)).length === 0) return;
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    for (const statement of auditAddedColumnsSql('sqlite', columnsOf(database))) database.exec(statement);
+    database.exec('COMMIT');
+  } catch (error) {
+    database.exec('ROLLBACK');
+    throw error;
+  }
+}
+
 function selectEntries(database: Database, query: ResolvedAuditQuery): AuditEntry[] {
   const { where, parameters } = auditWhere(query, () => '?');
-  const sql = `SELECT ${AUDIT_COLUMNS.join(', ')} FROM audit_log${where} ORDER BY time_ms DESC, id DESC${query.limit ? ` LIMIT ${query.limit}` : ''}`;
+  // A file an older toolpact wrote, opened read-only, lacks the newer columns: they read as null.
+  const missing = auditMissingColumns(columnsOf(database));
+  const table = missing.length
+    ? `(SELECT *, ${missing.map((column) => `NULL AS ${column}`).join(', ')} FROM audit_log)`
+    : 'audit_log';
+  const sql = `SELECT ${AUDIT_COLUMNS.join(', ')} FROM ${table}${where} ORDER BY time_ms DESC, id DESC${query.limit ? ` LIMIT ${query.limit}` : ''}`;
   return (database.prepare(sql).all(...parameters) as AuditRow[]).reverse().map(auditEntryFromRow);
 }
 

@@ -70,3 +70,16 @@ export function principalOf(state: unknown): string | undefined {
   const principal = brandedContextOf<{ readonly principal?: unknown }>(state)?.principal;
   return typeof principal === 'string' && principal !== '' ? principal : undefined;
 }
+
+/**
+ * Who is calling as the approvals table and the audit log spell it: `auth:<client id>` for a caller the
+ * transport authenticated, else `local` (see {@link principalOf}, the one definition).
+ *
+ * @example
+ * principalKeyOf(undefined); // 'local'
+ * principalKeyOf(mcpContextOf(state)); // 'auth:alice', when the transport authenticated alice
+ */
+export function principalKeyOf(state: unknown): string {
+  const principal = principalOf(state);
+  return principal === undefined ? 'local' : `auth:${principal}`;
+}

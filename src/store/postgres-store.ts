@@ -13,7 +13,7 @@ import {
 import type { AuditSink } from '../audit/audit-sink.js';
 import { brandedContextOf } from '../dispatch/context-brand.js';
 import type { ApprovalAnswer, ApprovalQueue, PauseAnswer, PendingApproval } from '../dispatch/gate.js';
-import { toolIdentity } from '../dispatch/tool-identity.js';
+import { principalKeyOf, toolIdentity } from '../dispatch/tool-identity.js';
 import type { Policy } from '../policy/policy.js';
 import type { CallRecord } from '../registry/registry.js';
 import { digestOf } from '../util/digest.js';
@@ -421,8 +421,8 @@ async function decideQueued(
     arguments: pending.arguments ?? null,
     tool: [identity.source, identity.name, identity.definition],
   });
-  // Who asks is `principalOf` (in the identity): the transport's authenticated client, else local.
-  const principal = identity.principal === undefined ? 'local' : `auth:${identity.principal}`;
+  // Who asks is `principalOf`: the transport's authenticated client, else local.
+  const principal = principalKeyOf(pending.state);
   const key = [tool, digest, principal];
   const client: PoolClient = await pool.connect();
   try {

@@ -36,6 +36,12 @@ CREATE TABLE used_request_states (
   expires_at BIGINT NOT NULL
 );`,
   },
+  {
+    // Who called, as the approvals table spells it. The first migration builds audit_log from the
+    // current column list, so a store created now already has the column.
+    version: 2,
+    sql: 'ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS principal TEXT;',
+  },
 ];
 
 /** The version this toolpact writes. */

@@ -18,6 +18,8 @@ import {
   queryAuditLog,
 } from '../../src/policy/index.js';
 import { openPostgresStore } from '../../src/store/index.js';
+import { runCli } from '../support/cli.js';
+import { connectAs as connectOverMcp } from '../support/mcp-caller.js';
 import { hasPostgres, type PostgresServer, startPostgres } from '../support/postgres.js';
 
 // Built at run time so no scanner mistakes this file for a leak.
@@ -30,6 +32,8 @@ interface OpenedSink {
   query(query?: AuditQuery): Promise<AuditEntry[]>;
   /** Every byte the backend keeps, to look for secrets in; undefined where it is not a file. */
   stored(): string | undefined;
+  /** What `toolpact audit query` is given to read this backend: the file, or `--store <url>`. */
+  readonly cli: readonly string[];
   close(): Promise<void>;
 }
 
@@ -83,6 +87,29 @@ async function drive(sink: AuditSink): Promise<void> {
   await Promise.all([...logins, ...removals]);
   await registry.close();
 }
+
+/**
+ * Logins from three callers: one in this process; two over MCP from a client the transport
+ * authenticated as alice (reporting itself as "admin"); one over MCP that nothing authenticated,
+ * reporting itself as "auth:alice".
+ */
+async function driveCallers(sink: AuditSink): Promise<void> {
+  const gate = createPolicyGate(policy, { observe: sink.observe });
+  const registry = new Registry({ ...gate.registryOptions }).register(tools());
+  const login = (user: string) => ({ user, password: PASSWORD, note: 'none' });
+  await registry.call('login', login('in-process'));
+  const alice = await connectOverMcp(registry, 'admin', 'alice');
+  const anonymous = await connectOverMcp(registry, 'auth:alice');
+  for (const user of ['mcp-alice-0', 'mcp-alice-1']) {
+    await alice.callTool({ name: 'login', arguments: login(user) });
+  }
+  await anonymous.callTool({ name: 'login', arguments: login('mcp-anonymous') });
+  await alice.close();
+  await anonymous.close();
+  await registry.close();
+}
+
+const userOf = (entry: AuditEntry) => (entry.arguments as { user?: string } | undefined)?.user;
 
 function conformance(backend: Backend): void {
   let opened: OpenedSink;
@@ -140,6 +167,44 @@ function conformance(backend: Backend): void {
     expect(latest.map((entry) => entry.callId)).toEqual(all.slice(-5).map((entry) => entry.callId));
     expect(await opened.query({ since: new Date(Date.now() + 60_000) })).toEqual([]);
   });
+
+  test('each entry records its principal, as the transport established it, and queries select by it', async () => {
+    // The calls made in this process are the local process.
+    const inProcess = await opened.query({ tool: 'login', limit: 3 });
+    expect(inProcess.map((entry) => entry.principal)).toEqual(['local', 'local', 'local']);
+
+    const callers = await backend.open();
+    try {
+      await driveCallers(callers.sink);
+      const byAlice = await callers.query({ principal: 'auth:alice' });
+      expect(byAlice.map(userOf).sort()).toEqual(['mcp-alice-0', 'mcp-alice-1']);
+      expect(byAlice.every((entry) => entry.principal === 'auth:alice')).toBe(true);
+      // A client reporting itself as "auth:alice" without the transport saying so is the local process.
+      const local = await callers.query({ principal: 'local', tool: 'login' });
+      expect(local.every((entry) => entry.principal === 'local')).toBe(true);
+      expect(local.map(userOf)).toEqual(expect.arrayContaining(['in-process', 'mcp-anonymous']));
+      expect(local.map(userOf)).not.toContain('mcp-alice-0');
+      expect(await callers.query({ principal: 'auth:admin' })).toEqual([]);
+
+      const cli = await runCli(
+        ['audit', 'query', ...callers.cli, '--principal', 'auth:alice', '--format', 'json'],
+        {},
+      );
+      expect(cli.stderr).toBe('');
+      expect(cli.code).toBe(0);
+      const printed = JSON.parse(cli.stdout) as AuditEntry[];
+      expect(printed.map(userOf).sort()).toEqual(['mcp-alice-0', 'mcp-alice-1']);
+      expect(printed.map((entry) => entry.principal)).toEqual(['auth:alice', 'auth:alice']);
+
+      // A bare client id is not a principal: the error says how to spell it.
+      const bare = await runCli(['audit', 'query', ...callers.cli, '--principal', 'alice'], {});
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).toContain('received "alice"');
+      expect(bare.stderr).toContain('give auth:alice');
+    } finally {
+      await callers.close();
+    }
+  });
 }
 
 const dirs: string[] = [];
@@ -170,6 +235,7 @@ function fileBackend(name: string, fileName: string, open: (file: string) => Aud
           return queryAuditLog(file, query);
         },
         stored: () => readFileSync(file, 'latin1'),
+        cli: [file],
         close: async () => close(),
       };
     },
@@ -197,6 +263,7 @@ describe.runIf(hasPostgres)('the audit sink contract: PostgreSQL', () => {
         sink: store.audit,
         query: (query) => store.queryAudit(query),
         stored: () => undefined,
+        cli: ['--store', postgres.url],
         close: () => store.close(),
       };
     },

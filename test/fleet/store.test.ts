@@ -82,7 +82,7 @@ describe.runIf(hasPostgres)('the PostgreSQL store', () => {
     await client.connect();
     try {
       const versions = await client.query('SELECT version FROM toolpact_schema ORDER BY version');
-      expect(versions.rows).toEqual([{ version: 1 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
       const tables = await client.query(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
       );
@@ -91,6 +91,44 @@ describe.runIf(hasPostgres)('the PostgreSQL store', () => {
         'audit_log',
         'toolpact_schema',
         'used_request_states',
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('a store at schema version 1 gains the audit principal column; its old rows read back with none', async () => {
+    const url = await freshDatabase();
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      // The audit table as version 1 made it, with one row, written out as an older replica left it.
+      await client.query(`
+        CREATE TABLE toolpact_schema (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+        INSERT INTO toolpact_schema (version) VALUES (1);
+        CREATE TABLE audit_log (
+          id BIGSERIAL PRIMARY KEY,
+          v INTEGER NOT NULL, time TEXT NOT NULL, time_ms BIGINT NOT NULL, tool TEXT NOT NULL,
+          category TEXT, source TEXT, call_id TEXT, arguments_digest TEXT, arguments TEXT,
+          decision_action TEXT, decision_rule TEXT, decision_reason TEXT, decision_approval TEXT,
+          outcome TEXT NOT NULL, duration_ms DOUBLE PRECISION NOT NULL, delegation_depth INTEGER NOT NULL
+        );
+        INSERT INTO audit_log (v, time, time_ms, tool, call_id, outcome, duration_ms, delegation_depth)
+        VALUES (1, '2026-05-01T12:00:00.000Z', 1777636800000, 'deploy', 'old-call', 'ok', 3, 0);`);
+      const store = await open(url);
+      await replica(store, definePolicy({ rules: [{ id: 'all', action: 'allow', tool: 'deploy' }] })).call(
+        'deploy',
+        { service: 'api' },
+        { callId: 'new-call' },
+      );
+      const versions = await client.query('SELECT version FROM toolpact_schema ORDER BY version');
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
+      expect((await store.queryAudit()).map((entry) => [entry.callId, entry.principal])).toEqual([
+        ['old-call', null],
+        ['new-call', 'local'],
+      ]);
+      expect((await store.queryAudit({ principal: 'local' })).map((entry) => entry.callId)).toEqual([
+        'new-call',
       ]);
     } finally {
       await client.end();

@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as z from 'zod';
 import {
@@ -17,7 +15,6 @@ import {
   toolIdentity,
 } from '../../src/index.js';
 import {
-  createMcpServer,
   mcpContextOf,
   type RegistryServer,
   ServeRegistryError,
@@ -25,6 +22,7 @@ import {
   serveRegistry,
 } from '../../src/mcp/index.js';
 import { definePolicy, openAuditLog } from '../../src/policy/index.js';
+import { connectAs as connectOverMcp } from '../support/mcp-caller.js';
 import { text } from './support/wire.js';
 
 const sent: string[] = [];
@@ -248,19 +246,8 @@ describe('principalOf', () => {
   });
 
   /** The client side of an in-memory pair; with `clientId`, every message carries that `authInfo`. */
-  async function connectAs(name: string, clientId?: string) {
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await createMcpServer(new Registry().register(whoami)).connect(serverSide);
-    if (clientId !== undefined) {
-      // What an authenticating transport does: every message arrives with the caller it verified.
-      const send = clientSide.send.bind(clientSide);
-      clientSide.send = (message: Parameters<Transport['send']>[0]) =>
-        send(message, { authInfo: { token: 'opaque', clientId, scopes: [] } });
-    }
-    const client = new Client({ name, version: '1.0.0' });
-    await client.connect(clientSide);
-    return client;
-  }
+  const connectAs = (name: string, clientId?: string) =>
+    connectOverMcp(new Registry().register(whoami), name, clientId);
 
   test("with the transport's authInfo, it is the authenticated client id", async () => {
     const client = await connectAs('whatever', 'alice');

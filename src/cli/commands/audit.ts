@@ -19,10 +19,11 @@ const DECISIONS = ['allow', 'deny', 'ask', 'none'] as const;
  */
 export const command: Command = {
   name: 'audit',
-  summary: 'query an audit log (JSON Lines or SQLite) by tool, time, outcome and decision',
+  summary: 'query an audit log (JSON Lines or SQLite) by tool, time, outcome, decision and caller',
   usage: [
     'toolpact audit query <file> [--tool <name,...>] [--since <when>] [--until <when>] [--outcome <type>]',
-    '                            [--decision allow|deny|ask|none] [--limit <n>] [--format table|json]',
+    '                            [--decision allow|deny|ask|none] [--principal auth:<id>|local]',
+    '                            [--limit <n>] [--format table|json]',
     'toolpact audit query --store <postgres URL> [the same filters]',
     '',
     '  <file>       an audit log written by --audit, openAuditLog or openSqliteAuditLog',
@@ -33,6 +34,10 @@ export const command: Command = {
     '  --until      only calls started before (the same forms)',
     '  --outcome    only calls with this outcome: ok, or an error type such as permission_denied',
     '  --decision   only calls the gate decided so (none: ended before the gate)',
+    '  --principal  only calls by this caller, spelled as the approvals queue spells it: auth:<client id>',
+    '               for a caller the transport authenticated (the MCP authInfo), local for the local',
+    '               process (in-process, stdio, or HTTP nothing authenticated); entries written before',
+    '               the principal was recorded have none and match neither',
     '  --limit <n>  only the latest n calls (default 100)',
     '  --format     table (default) or json (every field of each entry)',
     '',
@@ -45,6 +50,7 @@ export const command: Command = {
       until: 'string',
       outcome: 'string',
       decision: 'string',
+      principal: 'string',
       limit: 'string',
       format: 'string',
       store: 'string',
@@ -84,6 +90,7 @@ export const command: Command = {
       ...(typeof flags.until === 'string' ? { until: flags.until } : {}),
       ...(typeof flags.outcome === 'string' ? { outcome: flags.outcome } : {}),
       ...(decision ? { decision: decision as AuditQuery['decision'] } : {}),
+      ...(typeof flags.principal === 'string' ? { principal: flags.principal } : {}),
       limit: Number(limitText),
     };
     let entries: AuditEntry[];
