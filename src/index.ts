@@ -76,6 +76,7 @@ export type {
 } from './dispatch/gate.js';
 export type { IssueCode, ValidationIssue } from './dispatch/issues.js';
 export { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './dispatch/parse.js';
+export { type Principal, principalKey } from './dispatch/principal.js';
 export { type JsonValue, toJsonValue } from './dispatch/serialize.js';
 export { isToolError, ToolError, type ToolErrorOptions } from './dispatch/tool-error.js';
 export { principalKeyOf, principalOf, type ToolIdentity, toolIdentity } from './dispatch/tool-identity.js';

@@ -8,6 +8,7 @@ import type { CallOptions } from '../dispatch/call.js';
 import type { Envelope } from '../dispatch/envelope.js';
 import { permissionDeniedFailure } from '../dispatch/errors.js';
 import type { ApprovalAnswer, PendingApproval } from '../dispatch/gate.js';
+import { principalKey } from '../dispatch/principal.js';
 import { principalOf, toolIdentity } from '../dispatch/tool-identity.js';
 import type { Registry } from '../registry/registry.js';
 import { digestOf } from '../util/digest.js';
@@ -44,7 +45,8 @@ export async function approvalCall(
   states: RequestStateSealer | undefined,
 ): Promise<ModernOutcome> {
   // Bound to who is calling as every approval binds it: the transport's authenticated client, if any.
-  const principal = principalOf(context);
+  const caller = principalOf(context);
+  const principal = caller === undefined ? undefined : principalKey(caller);
   // The rule is sealed in the state's data, not in its binding: the retry cannot know it before the
   // state is opened. It is as bound there (sealed, authenticated), and `resume` answers only an ask by
   // that same rule, so an ask by another rule is asked anew.

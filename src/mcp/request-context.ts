@@ -14,6 +14,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { brandedContextOf, MCP_CONTEXT } from '../dispatch/context-brand.js';
+import { type Principal, principalFromAuthInfo } from '../dispatch/principal.js';
 import { incomingTraceContext } from '../util/trace-context.js';
 
 /**
@@ -49,10 +50,11 @@ export interface McpRequestContext {
    */
   readonly canElicit: boolean;
   /**
-   * The authenticated caller: the client id of the transport's `authInfo` (set by whatever
-   * authenticates the HTTP request), undefined when nothing authenticated it. Approvals bind to it.
+   * The authenticated caller, from the transport's `authInfo` (set by toolpact's authentication, or by
+   * whatever of your own authenticates the HTTP request); undefined when nothing authenticated it.
+   * Approvals, the policy's `principal` rules and the audit read it through `principalOf`.
    */
-  readonly principal: string | undefined;
+  readonly principal: Principal | undefined;
   /**
    * The W3C `traceparent` of the request's `_meta` (on both eras), when it is a valid one; a malformed
    * one is ignored. `instrument` from `toolpact/otel` makes it the parent of the call's `execute_tool`
@@ -188,9 +190,8 @@ class RequestContext implements McpRequestContext {
       return envelopeOf(this.#ctx)[CLIENT_INFO_META_KEY] as Implementation | undefined;
     return this.#server.getClientVersion();
   }
-  get principal(): string | undefined {
-    const clientId = this.#ctx.http?.authInfo?.clientId;
-    return typeof clientId === 'string' && clientId !== '' ? clientId : undefined;
+  get principal(): Principal | undefined {
+    return principalFromAuthInfo(this.#ctx.http?.authInfo);
   }
   get canElicit(): boolean {
     return this.#canServerRequest && supportsFormElicitation(this.clientCapabilities);

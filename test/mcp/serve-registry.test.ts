@@ -72,7 +72,7 @@ function memoryStore() {
         const key = keyOf(request);
         if (approved.delete(key)) return { action: 'allow' };
         const id = `apr_${++asked}`;
-        pending.set(id, { key, principal: principalOf(request.state) });
+        pending.set(id, { key, principal: principalOf(request.state)?.subject });
         return { action: 'pause', approval: id, message: `waiting for approval ${id}` };
       };
     },
@@ -240,7 +240,7 @@ describe('principalOf', () => {
     category: 'read',
     input: z.object({}),
     execute: (_args, { state }) => ({
-      principal: principalOf(state) ?? null,
+      principal: principalOf(state)?.subject ?? null,
       reported: mcpContextOf(state)?.clientInfo?.name ?? null,
     }),
   });
