@@ -1,6 +1,8 @@
 // The CLI as a user runs it (`toolpact …`, a process of its own) on a module that imports a live MCP server
-// (the reference "memory" server over stdio): long-running commands end on SIGINT or SIGTERM, and no server
-// process is left behind. One-shot commands: lifecycle.test.ts.
+// (the reference "memory" server over stdio), or that leaves a socket and a timer running, or attaches a
+// resource whose close never settles or fails: one-shot commands end all the same, long-running commands
+// end on SIGINT or SIGTERM, and no server process is left behind. One-shot commands on the memory server:
+// lifecycle.test.ts.
 import { readFileSync, utimesSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,10 +10,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, test } from 'vitest';
+import { runCli } from '../support/cli.js';
 import { isServerMemoryAlive, serverMemoryProcesses } from '../support/server-memory.js';
 import {
   listOverStdio,
   moduleDir,
+  runOnce,
   serverPid,
   start,
   TEST_TIMEOUT,
@@ -20,6 +24,49 @@ import {
 } from './lifecycle-support.js';
 
 useLifecycleModules();
+
+describe('one-shot commands end whatever the module left running', () => {
+  test(
+    'a socket and a timer attached to nothing do not keep lint or call alive',
+    async () => {
+      const lint = await runOnce(['lint', 'stray.mts', '--format', 'json']);
+      expect(lint.signal, lint.stderr).toBeNull();
+      expect(lint.code, lint.stderr).toBe(0);
+      expect(JSON.parse(lint.stdout)).toBeTypeOf('object');
+      const call = await runOnce(['call', 'stray.mts', 'hello']);
+      expect(call.signal, call.stderr).toBeNull();
+      expect(call.code, call.stderr).toBe(0);
+      expect(JSON.parse(call.stdout)).toEqual({ ok: true, result: 'hello' });
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    'a close that never settles is given up after the grace period; the command keeps its output and code',
+    async () => {
+      const result = await runOnce(['call', 'stubborn.mts', 'hello']);
+      expect(result.signal, result.stderr).toBeNull();
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ ok: true, result: 'hello' });
+      expect(result.stderr).toMatch(/toolpact call: the module's tools did not finish closing within \d+ s/);
+      expect(result.stderr).toContain('Make that close() settle');
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    'a close that fails is told on stderr, with what failed; the output and the code stay',
+    async () => {
+      const result = await runCli(['call', 'failing.mts', 'hello'], { cwd: moduleDir() });
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ ok: true, result: 'hello' });
+      expect(result.stderr).toContain("toolpact call: closing the module's tools failed:");
+      expect(result.stderr).toContain('the lock file is gone');
+      expect(result.stderr).toContain('The output above is complete');
+    },
+    TEST_TIMEOUT,
+  );
+});
 
 describe('long-running commands close on SIGINT and SIGTERM and leave no server behind', () => {
   test(

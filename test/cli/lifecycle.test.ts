@@ -1,11 +1,10 @@
-// The CLI as a user runs it (`toolpact …`, a process of its own) on modules that hold live things: an imported MCP
-// server (the reference "memory" server over stdio), a socket and a timer the module never attaches, a
-// resource whose close never settles. One-shot commands print and end on their own, and no server process
-// is left behind. Long-running commands: lifecycle-signals.test.ts.
+// The CLI as a user runs it (`toolpact …`, a process of its own) on a module that imports a live MCP server
+// (the reference "memory" server over stdio): one-shot commands print, close it and end on their own, and
+// no server process is left behind. What else a module leaves running, and long-running commands:
+// lifecycle-signals.test.ts.
 import { describe, expect, test } from 'vitest';
-import { runCli } from '../support/cli.js';
 import { isServerMemoryAlive, serverMemoryProcesses } from '../support/server-memory.js';
-import { moduleDir, runOnce, serverPid, TEST_TIMEOUT, useLifecycleModules } from './lifecycle-support.js';
+import { runOnce, serverPid, TEST_TIMEOUT, useLifecycleModules } from './lifecycle-support.js';
 
 useLifecycleModules();
 
@@ -69,49 +68,6 @@ describe('one-shot commands on a module that imports a live MCP server print, cl
       expect(result.stderr).not.toMatch(/did not finish closing|failed/);
       expect(isServerMemoryAlive(serverPid(result.pidFile))).toBe(false);
       expect(serverMemoryProcesses(result.memoryFile)).toEqual([]);
-    },
-    TEST_TIMEOUT,
-  );
-});
-
-describe('one-shot commands end whatever the module left running', () => {
-  test(
-    'a socket and a timer attached to nothing do not keep lint or call alive',
-    async () => {
-      const lint = await runOnce(['lint', 'stray.mts', '--format', 'json']);
-      expect(lint.signal, lint.stderr).toBeNull();
-      expect(lint.code, lint.stderr).toBe(0);
-      expect(JSON.parse(lint.stdout)).toBeTypeOf('object');
-      const call = await runOnce(['call', 'stray.mts', 'hello']);
-      expect(call.signal, call.stderr).toBeNull();
-      expect(call.code, call.stderr).toBe(0);
-      expect(JSON.parse(call.stdout)).toEqual({ ok: true, result: 'hello' });
-    },
-    TEST_TIMEOUT,
-  );
-
-  test(
-    'a close that never settles is given up after the grace period; the command keeps its output and code',
-    async () => {
-      const result = await runOnce(['call', 'stubborn.mts', 'hello']);
-      expect(result.signal, result.stderr).toBeNull();
-      expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({ ok: true, result: 'hello' });
-      expect(result.stderr).toMatch(/toolpact call: the module's tools did not finish closing within \d+ s/);
-      expect(result.stderr).toContain('Make that close() settle');
-    },
-    TEST_TIMEOUT,
-  );
-
-  test(
-    'a close that fails is told on stderr, with what failed; the output and the code stay',
-    async () => {
-      const result = await runCli(['call', 'failing.mts', 'hello'], { cwd: moduleDir() });
-      expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({ ok: true, result: 'hello' });
-      expect(result.stderr).toContain("toolpact call: closing the module's tools failed:");
-      expect(result.stderr).toContain('the lock file is gone');
-      expect(result.stderr).toContain('The output above is complete');
     },
     TEST_TIMEOUT,
   );
