@@ -12,6 +12,7 @@ const system = [
   'test/audit/sink-conformance.test.ts',
   'test/cli/bin.test.ts',
   'test/cli/first-hour.test.ts',
+  'test/cli/lifecycle-signals.test.ts',
   'test/cli/lifecycle.test.ts',
   'test/cli/module-processes.test.ts',
   'test/core/lifecycle.test.ts',
