@@ -107,3 +107,17 @@ export interface ResumedDecision {
   readonly rule: string | undefined;
   readonly answer: ApprovalAnswer;
 }
+
+/** What {@link VisibilityHook} is asked about: a tool, and the `state` of the caller it is listed for. */
+export interface VisibilityRequest {
+  readonly tool: ToolContract;
+  readonly meta: ToolMeta;
+  /** The caller's state: the MCP request context of the listing or the call. */
+  readonly state: unknown;
+}
+
+/**
+ * Whether a caller may see a tool at all: false for a tool every call of which by that caller would
+ * be denied, whatever its arguments. A hook that throws hides the tool.
+ */
+export type VisibilityHook = (request: VisibilityRequest) => boolean;
