@@ -42,6 +42,14 @@ CREATE TABLE used_request_states (
     version: 2,
     sql: 'ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS principal TEXT;',
   },
+  {
+    // The authenticated caller's parts, queried by subject; and who may decide a queued approval.
+    version: 3,
+    sql: `ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS subject TEXT;
+ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS client_id TEXT;
+ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS issuer TEXT;
+CREATE INDEX IF NOT EXISTS audit_log_subject_time ON audit_log (subject, time_ms);`,
+  },
 ];
 
 /** The version this toolpact writes. */
