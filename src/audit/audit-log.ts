@@ -170,9 +170,11 @@ export function toEntry(record: CallRecord, options: AuditLogOptions = {}): Audi
 }
 
 // What the audit keeps of an authenticated caller: who, through which client, vouched for by whom.
-function callerParts(
-  principal: Principal | undefined,
-): { subject?: string; clientId?: string; issuer?: string } {
+function callerParts(principal: Principal | undefined): {
+  subject?: string;
+  clientId?: string;
+  issuer?: string;
+} {
   if (principal === undefined) return {};
   return {
     subject: redactText(principal.subject).slice(0, 200),

@@ -19,7 +19,17 @@ export type GateDecision =
         readonly details?: { readonly [key: string]: JsonValue };
       };
     }
-  | { readonly action: 'ask'; readonly reason?: string; readonly rule?: string };
+  | {
+      readonly action: 'ask';
+      readonly reason?: string;
+      readonly rule?: string;
+      /**
+       * Who the rule lets approve (a policy rule's `approver`): with `caller`, the client may approve
+       * in band even when the caller is authenticated; otherwise an authenticated caller's ask is never
+       * approved in band (see `inBandRefusal`).
+       */
+      readonly approver?: 'in-band' | 'queue' | 'caller';
+    };
 
 /** What the gate sees: the contract, the validated arguments and the caller's options. */
 export interface GateRequest {

@@ -13,7 +13,7 @@ import { ApprovalSession } from './approval-session.js';
 import { definePolicy } from './define-policy.js';
 import { evaluatePolicy, mayPass, type PolicyVerdict } from './evaluate-policy.js';
 import { defaultReadingContext, type ReadingContext } from './path-readings.js';
-import { type Policy, sourceOf } from './policy.js';
+import { type Policy, type PolicyRule, sourceOf } from './policy.js';
 import { type SandboxCheck, sandboxOf } from './sandbox-declaration.js';
 
 /** What an approver is asked: the call, its risk, and the rule that asked. */
@@ -221,7 +221,7 @@ function decideCall(
   if (verdict.action === 'deny')
     return { action: 'deny', rule: verdict.rule, reason: verdict.reason, source };
   if (!CATEGORY_DEFAULTS[contract.category].requiresSandbox) {
-    return afterSandbox(verdict, session, approver, request, source);
+    return afterSandbox(policy, verdict, session, approver, request, source);
   }
   const sandbox = sandboxOf(request.meta);
   if (!sandbox) {
@@ -239,7 +239,7 @@ function decideCall(
     source,
   });
   const proceed = (check: SandboxCheck) =>
-    check.ok ? afterSandbox(verdict, session, approver, request, source) : unavailable(check.reason);
+    check.ok ? afterSandbox(policy, verdict, session, approver, request, source) : unavailable(check.reason);
   let check: SandboxCheck | Promise<SandboxCheck>;
   try {
     check = sandbox.check();
@@ -251,7 +251,12 @@ function decideCall(
     : proceed(check);
 }
 
+function approverOf(policy: Policy, rule: string): PolicyRule['approver'] {
+  return policy.rules.find((each) => each.id === rule)?.approver;
+}
+
 function afterSandbox(
+  policy: Policy,
   verdict: PolicyVerdict,
   session: ApprovalSession,
   approver: PolicyApprover | undefined,
@@ -282,7 +287,17 @@ function afterSandbox(
       source,
     };
   }
-  if (!approver) return { action: 'ask', rule, reason: verdict.reason, source };
+  if (!approver) {
+    // Who the rule lets approve travels with the ask, for the in-band approvers and the queue.
+    const ruleApprover = approverOf(policy, rule);
+    return {
+      action: 'ask',
+      rule,
+      reason: verdict.reason,
+      source,
+      ...(ruleApprover === undefined ? {} : { approver: ruleApprover }),
+    };
+  }
   const approval: ApprovalRequest = {
     tool: contract.name,
     category: contract.category,

@@ -1,6 +1,9 @@
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import { renderPolicyCheck } from '../../src/cli/commands/policy.js';
 import { Registry } from '../../src/index.js';
+import { elicitationApprover } from '../../src/mcp/index.js';
+import { RequestStateSealer } from '../../src/mcp/request-state.js';
 import {
   checkPolicy,
   createPolicyGate,
@@ -295,5 +298,89 @@ describe('tools/list per caller on revision 2026-07-28', () => {
     )(bob, 'tools/list');
     expect(everyone.result).toMatchObject({ cacheScope: 'public' });
     expect(names(everyone)).toEqual(['read_notes', 'deploy']);
+  });
+});
+
+describe('who may approve in band', () => {
+  const policy = (approver?: 'caller') =>
+    definePolicy({
+      rules: [
+        {
+          id: 'writes-ask',
+          action: 'ask',
+          category: 'write',
+          reason: 'it changes notes',
+          ...(approver ? { approver } : {}),
+        },
+      ],
+    });
+  const registryFor = (rules: Policy, calls: string[]) =>
+    new Registry({ ...createPolicyGate(rules).registryOptions, approver: elicitationApprover() }).register(
+      echoTool('write_note', 'write', calls),
+    );
+
+  test("an authenticated caller's own elicited yes does not count unless the rule says approver: caller", async () => {
+    const calls: string[] = [];
+    const asked: string[] = [];
+    const yes = (message: string): ElicitResult => {
+      asked.push(message);
+      return { action: 'accept', content: { decision: 'once' } };
+    };
+    const alone = await connectAs(registryFor(policy(), calls), 'agent', alice, { onElicit: yes });
+    const refused = envelopeOf(await alone.callTool({ name: 'write_note', arguments: { path: 'a.md' } }));
+    await alone.close();
+    expect(refused.error).toMatchObject({ type: 'permission_denied', rule: 'writes-ask' });
+    expect(refused.error?.message).toContain(
+      'an authenticated caller cannot approve its own call under rule "writes-ask"',
+    );
+    expect(refused.error?.message).toContain('"approver": "caller"');
+    expect(asked).toEqual([]);
+
+    // The local process (nothing authenticated) approves in band, as before.
+    const local = await connectAs(registryFor(policy(), calls), 'agent', undefined, { onElicit: yes });
+    expect(envelopeOf(await local.callTool({ name: 'write_note', arguments: { path: 'b.md' } })).ok).toBe(
+      true,
+    );
+    await local.close();
+
+    // Under approver: "caller", the authenticated caller's yes counts.
+    const allowed = await connectAs(registryFor(policy('caller'), calls), 'agent', alice, { onElicit: yes });
+    expect(envelopeOf(await allowed.callTool({ name: 'write_note', arguments: { path: 'c.md' } })).ok).toBe(
+      true,
+    );
+    await allowed.close();
+    expect(asked).toHaveLength(2);
+    expect(calls).toEqual(['write_note', 'write_note']);
+  });
+
+  test('revision 2026-07-28: a request state is bound to its subject; another caller cannot resume it', async () => {
+    const calls: string[] = [];
+    const post = modernCaller(registryFor(policy('caller'), calls), {
+      requestState: new RequestStateSealer({ key: 'c'.repeat(64) }),
+    });
+    const call = { name: 'write_note', arguments: { path: 'a.md' } };
+    const first = await post(alice, 'tools/call', call);
+    expect(first.result).toMatchObject({ resultType: 'input_required' });
+    const retry = {
+      ...call,
+      requestState: first.result?.requestState,
+      inputResponses: { approval: { action: 'accept', content: { decision: 'once' } } },
+    };
+    const byBob = await post(bob, 'tools/call', retry);
+    const byNobody = await post(undefined, 'tools/call', retry);
+    const refusedText = (answer: ModernAnswer) =>
+      JSON.parse((answer.result?.content as { text: string }[])[0]!.text) as Envelope;
+    expect(refusedText(byBob).error).toMatchObject({ type: 'permission_denied' });
+    expect(refusedText(byNobody).error).toMatchObject({ type: 'permission_denied' });
+    expect(calls).toEqual([]);
+    const byAlice = await post(alice, 'tools/call', retry);
+    expect(refusedText(byAlice).ok).toBe(true);
+    expect(calls).toEqual(['write_note']);
+    // Without approver: "caller", alice is not even asked: the refusal says what to configure.
+    const strict = modernCaller(registryFor(policy(), calls), {
+      requestState: new RequestStateSealer({ key: 'c'.repeat(64) }),
+    });
+    const notAsked = await strict(alice, 'tools/call', call);
+    expect(refusedText(notAsked).error?.message).toContain('cannot approve its own call');
   });
 });

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { Principal, Registry } from '../../src/index.js';
 import { buildMcpServer } from '../../src/mcp/create-mcp-server.js';
@@ -20,16 +21,24 @@ export async function connectAs(
   registry: Registry,
   name: string,
   caller?: TestCaller,
-  options: McpServerOptions = {},
+  options: McpServerOptions & {
+    /** Declares form elicitation and answers each `elicitation/create` with this (given its message). */
+    readonly onElicit?: (message: string) => ElicitResult;
+  } = {},
 ): Promise<Client> {
+  const { onElicit, ...serverOptions } = options;
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(registry, options).connect(serverSide);
+  await createMcpServer(registry, serverOptions).connect(serverSide);
   if (caller !== undefined) {
     const authInfo = authInfoOf(caller);
     const send = clientSide.send.bind(clientSide);
     clientSide.send = (message: Parameters<Transport['send']>[0]) => send(message, { authInfo });
   }
-  const client = new Client({ name, version: '1.0.0' });
+  const client = new Client(
+    { name, version: '1.0.0' },
+    onElicit ? { capabilities: { elicitation: {} } } : {},
+  );
+  if (onElicit) client.setRequestHandler(ElicitRequestSchema, (request) => onElicit(request.params.message));
   await client.connect(clientSide);
   return client;
 }
