@@ -50,6 +50,7 @@ const system = [
   'test/otel/sqlite-audit.test.ts',
   'test/policy/audit-decisions.test.ts',
   'test/policy/audit.test.ts',
+  'test/policy/who-decides.test.ts',
   'test/sandbox/escape.test.ts',
   'test/sandbox/non-root.test.ts',
   'test/sandbox/refusal.test.ts',

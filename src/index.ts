@@ -73,6 +73,8 @@ export type {
   PauseAnswer,
   PendingApproval,
   ResumedDecision,
+  VisibilityHook,
+  VisibilityRequest,
 } from './dispatch/gate.js';
 export type { IssueCode, ValidationIssue } from './dispatch/issues.js';
 export { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from './dispatch/parse.js';

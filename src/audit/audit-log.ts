@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
-import { principalKeyOf } from '../dispatch/tool-identity.js';
+import type { Principal } from '../dispatch/principal.js';
+import { principalKeyOf, principalOf } from '../dispatch/tool-identity.js';
 import { delegationDepth } from '../policy/delegation-state.js';
 import type { PolicyDecision } from '../policy/policy-gate.js';
 import type { CallRecord } from '../registry/registry.js';
@@ -40,6 +41,12 @@ export interface AuditEntry {
    * counts. Null in entries written before toolpact recorded it.
    */
   readonly principal: string | null;
+  /** The authenticated caller's subject (the token's `sub`); absent for the local process. */
+  readonly subject?: string;
+  /** The OAuth client the caller's token was issued to, when it names one. */
+  readonly clientId?: string;
+  /** Who vouched for the caller (the token's `iss`, or `api-key`), when known. */
+  readonly issuer?: string;
   /**
    * How the result broke the tool's output schema, when it did (the first 20 issues, redacted): the
    * model was told only `invalid_result`, or, under `validateResults: 'warn'`, nothing.
@@ -148,6 +155,7 @@ export function toEntry(record: CallRecord, options: AuditLogOptions = {}): Audi
     durationMs: record.durationMs,
     delegationDepth: delegationDepth(record.state),
     principal: principalKeyOf(record.state),
+    ...callerParts(principalOf(record.state)),
     ...(record.resultIssues?.length
       ? {
           resultIssues: record.resultIssues.slice(0, MAX_AUDITED_ISSUES).map((issue) => ({
@@ -158,6 +166,20 @@ export function toEntry(record: CallRecord, options: AuditLogOptions = {}): Audi
           })),
         }
       : {}),
+  };
+}
+
+// What the audit keeps of an authenticated caller: who, through which client, vouched for by whom.
+function callerParts(principal: Principal | undefined): {
+  subject?: string;
+  clientId?: string;
+  issuer?: string;
+} {
+  if (principal === undefined) return {};
+  return {
+    subject: redactText(principal.subject).slice(0, 200),
+    ...(principal.clientId === undefined ? {} : { clientId: redactText(principal.clientId).slice(0, 200) }),
+    ...(principal.issuer === undefined ? {} : { issuer: redactText(principal.issuer).slice(0, 200) }),
   };
 }
 

@@ -13,7 +13,10 @@ export interface AuditQuery {
   readonly outcome?: string;
   /** Only calls the gate decided so (`none`: calls that ended before the gate, or had none). */
   readonly decision?: 'allow' | 'deny' | 'ask' | 'none';
-  /** Only calls by this principal: `auth:<client id>` (a caller the transport authenticated) or `local`. */
+  /**
+   * Only calls by this caller: a principal key (`auth:<subject>@<issuer>`, `auth:<subject>`), `local`
+   * (the local process), or a bare subject (`alice`: the calls of that subject, from any issuer).
+   */
   readonly principal?: string;
   /** At most this many entries, the latest ones (default: all). */
   readonly limit?: number;
@@ -26,7 +29,10 @@ export interface ResolvedAuditQuery {
   readonly untilMs: number | undefined;
   readonly outcome: string | undefined;
   readonly decision: AuditQuery['decision'];
+  /** The principal key to select, when `principal` was one (or `local`). */
   readonly principal: string | undefined;
+  /** The subject to select, when `principal` was a bare subject. */
+  readonly subject: string | undefined;
   readonly limit: number | undefined;
 }
 
@@ -53,13 +59,17 @@ export function resolveAuditQuery(query: AuditQuery, now = Date.now()): Resolved
       `decision must be one of ${DECISIONS.join(', ')}, received ${JSON.stringify(query.decision)}.`,
     );
   }
-  const principal = query.principal;
-  if (principal !== undefined && !(principal === 'local' || /^auth:./s.test(principal))) {
+  const asked = query.principal;
+  if (asked !== undefined && (typeof asked !== 'string' || asked.trim() === '' || asked === 'auth:')) {
     throw new AuditSinkError(
       'invalid_query',
-      `principal is auth:<client id> (a caller the transport authenticated) or local (the local process), received ${JSON.stringify(principal)}.${typeof principal === 'string' && principal !== '' && !principal.startsWith('auth:') ? ` For the client id ${JSON.stringify(principal)}, give auth:${principal}.` : ''}`,
+      `principal is a subject (alice), a principal key (auth:alice@https://id.example, auth:alice) or local (the local process), received ${JSON.stringify(asked)}.`,
     );
   }
+  // A key, or `local`, selects that principal; anything else is a subject, from any issuer.
+  const isKey = asked === undefined || asked === 'local' || asked.startsWith('auth:');
+  const principal = isKey ? asked : undefined;
+  const subject = isKey ? undefined : asked;
   const limit = query.limit;
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
     throw new AuditSinkError(
@@ -75,6 +85,7 @@ export function resolveAuditQuery(query: AuditQuery, now = Date.now()): Resolved
     outcome: query.outcome,
     decision: query.decision,
     principal,
+    subject,
     limit,
   };
 }
@@ -93,6 +104,7 @@ export function auditEntryMatches(entry: AuditEntry, query: ResolvedAuditQuery):
   if (query.outcome !== undefined && entry.outcome !== query.outcome) return false;
   if (query.decision !== undefined && (entry.decision?.action ?? 'none') !== query.decision) return false;
   if (query.principal !== undefined && (entry.principal ?? null) !== query.principal) return false;
+  if (query.subject !== undefined && entry.subject !== query.subject) return false;
   return true;
 }
 

@@ -26,6 +26,9 @@ const AUDIT_TABLE = [
   ['delegation_depth', 'integer', true],
   // Added after the first release: a table made before it gains it (see auditAddedColumnsSql).
   ['principal', 'text', false],
+  ['subject', 'text', false],
+  ['client_id', 'text', false],
+  ['issuer', 'text', false],
 ] as const satisfies readonly (readonly [string, AuditColumnKind, boolean])[];
 
 type AuditColumnKind = 'integer' | 'milliseconds' | 'text' | 'real';
@@ -117,6 +120,9 @@ export function auditRow(entry: AuditEntry): AuditRow {
     duration_ms: entry.durationMs,
     delegation_depth: entry.delegationDepth,
     principal: entry.principal,
+    subject: entry.subject ?? null,
+    client_id: entry.clientId ?? null,
+    issuer: entry.issuer ?? null,
   };
 }
 
@@ -150,7 +156,17 @@ export function auditEntryFromRow(row: AuditRow): AuditEntry {
     durationMs: Number(row.duration_ms),
     delegationDepth: Number(row.delegation_depth),
     principal: text(row.principal ?? null),
+    ...callerOf(row),
   };
+}
+
+// The authenticated caller's parts a row holds (none for the local process, or a row written before them).
+function callerOf(row: AuditRow): Pick<AuditEntry, 'subject' | 'clientId' | 'issuer'> {
+  const parts: { subject?: string; clientId?: string; issuer?: string } = {};
+  if (row.subject != null) parts.subject = String(row.subject);
+  if (row.client_id != null) parts.clientId = String(row.client_id);
+  if (row.issuer != null) parts.issuer = String(row.issuer);
+  return parts;
 }
 
 /**
@@ -177,5 +193,6 @@ export function auditWhere(
   if (query.decision === 'none') where.push('decision_action IS NULL');
   else if (query.decision !== undefined) where.push(`decision_action = ${next(query.decision)}`);
   if (query.principal !== undefined) where.push(`principal = ${next(query.principal)}`);
+  if (query.subject !== undefined) where.push(`subject = ${next(query.subject)}`);
   return { where: where.length ? ` WHERE ${where.join(' AND ')}` : '', parameters };
 }

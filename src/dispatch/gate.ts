@@ -19,7 +19,17 @@ export type GateDecision =
         readonly details?: { readonly [key: string]: JsonValue };
       };
     }
-  | { readonly action: 'ask'; readonly reason?: string; readonly rule?: string };
+  | {
+      readonly action: 'ask';
+      readonly reason?: string;
+      readonly rule?: string;
+      /**
+       * Who the rule lets approve (a policy rule's `approver`): with `caller`, the client may approve
+       * in band even when the caller is authenticated; otherwise an authenticated caller's ask is never
+       * approved in band (see `inBandRefusal`).
+       */
+      readonly approver?: 'in-band' | 'queue' | 'caller';
+    };
 
 /** What the gate sees: the contract, the validated arguments and the caller's options. */
 export interface GateRequest {
@@ -107,3 +117,17 @@ export interface ResumedDecision {
   readonly rule: string | undefined;
   readonly answer: ApprovalAnswer;
 }
+
+/** What {@link VisibilityHook} is asked about: a tool, and the `state` of the caller it is listed for. */
+export interface VisibilityRequest {
+  readonly tool: ToolContract;
+  readonly meta: ToolMeta;
+  /** The caller's state: the MCP request context of the listing or the call. */
+  readonly state: unknown;
+}
+
+/**
+ * Whether a caller may see a tool at all: false for a tool every call of which by that caller would
+ * be denied, whatever its arguments. A hook that throws hides the tool.
+ */
+export type VisibilityHook = (request: VisibilityRequest) => boolean;

@@ -3,6 +3,7 @@
 import { basename } from 'node:path';
 import { lint } from '../lint/lint.js';
 import { definePolicy } from '../policy/define-policy.js';
+import { describePrincipal } from '../policy/principal-condition.js';
 import { tokenReport } from '../schema/tokens.js';
 import { type ExposedFileFinding, policyNotes, type ServerNotes, serverNotes } from './check-notes.js';
 import type { GatewayConfig } from './config/types.js';
@@ -30,6 +31,8 @@ export interface GatewayCheck {
   readonly skipped: GatewayConfig['skipped'];
   /** Rules of the policy that can never decide. */
   readonly policy: readonly string[];
+  /** The rules that hold only for some callers, each with who (not findings: the policy as written). */
+  readonly callers: readonly string[];
   /** Servers that can reach one of the gateway's own files. */
   readonly exposed: readonly ExposedFileFinding[];
   readonly totals: { readonly tools: number; readonly openai: number; readonly anthropic: number };
@@ -71,14 +74,17 @@ export function checkGateway(
       },
     };
   });
+  const policy = config.policy ?? definePolicy({ rules: [] });
   const total = (of: (server: ServerCheck) => number) => servers.reduce((sum, server) => sum + of(server), 0);
   return {
     config: config.file,
     servers,
     skipped: config.skipped,
-    policy: policyNotes(
-      config.policy ?? definePolicy({ rules: [] }),
-      `${basename(config.file)}#toolpact.policy`,
+    policy: policyNotes(policy, `${basename(config.file)}#toolpact.policy`),
+    callers: policy.rules.flatMap((rule) =>
+      rule.principal === undefined
+        ? []
+        : [`rule "${rule.id}" (${rule.action}) holds for: ${describePrincipal(rule.principal)}`],
     ),
     exposed,
     totals: {

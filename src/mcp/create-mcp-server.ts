@@ -5,15 +5,19 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { JsonSchema, ToolContract } from '../contract/index.js';
+import { MCP_CONTEXT } from '../dispatch/context-brand.js';
 import type { Envelope } from '../dispatch/envelope.js';
-import { invalidResultFailure, resultTooLargeFailure } from '../dispatch/errors.js';
+import { invalidResultFailure, resultTooLargeFailure, unknownToolFailure } from '../dispatch/errors.js';
+import { principalFromAuthInfo } from '../dispatch/principal.js';
 import type { JsonValue } from '../dispatch/serialize.js';
 import { jsonSchemaResultValidator } from '../dispatch/validate-result.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
 import { toMcpCallResult, toMcpTool } from '../schema/mcp.js';
+import { closestNames } from '../util/closest.js';
 import { approvalCall } from './modern-approval.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor } from './pagination.js';
 import {
@@ -178,13 +182,15 @@ export function buildMcpServer(
     {
       capabilities: servedCapabilities(traits.listChanged),
       ...(options.instructions ? { instructions: options.instructions } : {}),
-      // Sent on revision 2026-07-28 answers only; the list is the same for every client, so public.
+      // Sent on revision 2026-07-28 answers only. The list is the same for every client (public),
+      // unless the policy lists each caller the tools it may call: then a cache must not be shared
+      // across authorization contexts (private).
       cacheHints: {
         // A listing that routes calls (a stateless view) changes only with the registry; one that a
         // search loads into changes on every search, so it is never reused.
         'tools/list': {
           ttlMs: options.listing && !modernListing(options.listing).route ? 0 : TOOLS_LIST_TTL_MS,
-          cacheScope: 'public',
+          cacheScope: registry.listedPerCaller ? 'private' : 'public',
         },
         'server/discover': DISCOVER_CACHE_HINT,
       },
@@ -202,7 +208,13 @@ export function buildMcpServer(
   server.setRequestHandler('tools/list', (request, ctx): ListToolsResult => {
     const listing =
       options.listing && isModernRequest(ctx) ? modernListing(options.listing) : options.listing;
-    const contracts = (listing ?? registry).schemas();
+    const all = (listing ?? registry).schemas();
+    // Each caller is listed the tools it may call (tools the registry does not hold, such as
+    // `call_tool`, are the listing's own and always listed).
+    const caller = registry.listedPerCaller ? listingContext(ctx) : undefined;
+    const contracts = caller
+      ? all.filter((contract) => !registry.has(contract.name) || registry.visible(contract.name, caller))
+      : all;
     const cursor = request.params?.cursor;
     const offset = cursor === undefined ? 0 : decodeCursor(cursor);
     if (offset === undefined || offset > contracts.length) {
@@ -228,7 +240,6 @@ export function buildMcpServer(
     if ('failure' in routed) return toMcpCallResult(routed.failure) as CallToolResult;
     const request = routed.request;
     const name = request.params.name;
-    const tool = registry.get(name);
     const context = createRequestContext(server, ctx, threshold, traits.serverRequests);
     let state: unknown = context;
     if (options.state) {
@@ -239,12 +250,19 @@ export function buildMcpServer(
         throw new ProtocolError(ProtocolErrorCode.InternalError, 'The server could not prepare this call.');
       }
     }
+    // A tool this caller may never call is not listed to it, and its call is answered as an unknown
+    // tool's would be: nothing says it exists.
+    // An unknown name's suggestions, too, name only tools the caller may see.
+    const hidden = registry.listedPerCaller && !registry.visible(name, context);
+    const tool = hidden ? undefined : registry.get(name);
     // An omitted `arguments` is an empty object: all-optional tools must be callable without one.
     const args = request.params.arguments ?? {};
     const base = { signal: ctx.mcpReq.signal, callId: String(ctx.mcpReq.id), state };
-    const outcome = isModernRequest(ctx)
-      ? await approvalCall(registry, name, args, base, ctx, context, approvals)
-      : { envelope: await registry.call(name, args, base) };
+    const outcome = hidden
+      ? { envelope: unknownToolFailure(name, closestNames(name, visibleNames(registry, context))) }
+      : isModernRequest(ctx)
+        ? await approvalCall(registry, name, args, base, ctx, context, approvals)
+        : { envelope: await registry.call(name, args, base) };
     if ('inputRequired' in outcome) return outcome.inputRequired;
     const envelope = outcome.envelope;
     // Through `call_tool` (a tool that exists) an unknown name is the model's to correct, as a tool result.
@@ -255,6 +273,22 @@ export function buildMcpServer(
     return tool ? conformingResult(envelope, tool.contract) : (toMcpCallResult(envelope) as CallToolResult);
   });
   return server;
+}
+
+/** The names of the registry's tools the caller of `state` may see. */
+function visibleNames(registry: Registry, state: unknown): string[] {
+  return registry
+    .list()
+    .map((tool) => tool.contract.name)
+    .filter((name) => registry.visible(name, state));
+}
+
+/**
+ * What a listing knows of who asks: the principal the transport authenticated, in a context
+ * `principalOf` reads (a `tools/list` request has no call context of its own).
+ */
+function listingContext(ctx: ServerContext): { readonly [MCP_CONTEXT]: true; readonly principal: unknown } {
+  return { [MCP_CONTEXT]: true, principal: principalFromAuthInfo(ctx.http?.authInfo) };
 }
 
 /** The view a revision 2026-07-28 request is served: the listing's `stateless` one, else the listing. */

@@ -1,4 +1,5 @@
 import type { ApprovalAnswer, Approver, PendingApproval } from '../dispatch/gate.js';
+import { inBandRefusal } from '../dispatch/in-band.js';
 import { redactValue } from '../util/redact.js';
 import { mcpContextOf } from './request-context.js';
 
@@ -31,6 +32,12 @@ export interface ElicitationApproverOptions {
 export function elicitationApprover(options: ElicitationApproverOptions = {}): Approver {
   return async (request) => {
     const mcp = mcpContextOf(request.state);
+    // An authenticated caller approves its own call only where the rule lets it; the fallback (the
+    // operator's own approver, out of band) may still decide.
+    const refusal = inBandRefusal(request);
+    if (refusal !== undefined) {
+      return options.fallback ? options.fallback(request) : { action: 'deny', reason: refusal };
+    }
     if (!mcp?.canElicit) {
       if (options.fallback) return options.fallback(request);
       return {

@@ -8,6 +8,7 @@ import type { CallOptions } from '../dispatch/call.js';
 import type { Envelope } from '../dispatch/envelope.js';
 import { permissionDeniedFailure } from '../dispatch/errors.js';
 import type { ApprovalAnswer, PendingApproval } from '../dispatch/gate.js';
+import { inBandRefusal } from '../dispatch/in-band.js';
 import { principalKey } from '../dispatch/principal.js';
 import { principalOf, toolIdentity } from '../dispatch/tool-identity.js';
 import type { Registry } from '../registry/registry.js';
@@ -70,6 +71,8 @@ export async function approvalCall(
     ...options,
     ...(resume ? { resume } : {}),
     onAsk: (pending) => {
+      const refusal = inBandRefusal(pending);
+      if (refusal !== undefined) return { action: 'deny', reason: refusal };
       if (!canAsk) {
         return {
           action: 'deny',

@@ -16,6 +16,14 @@ export const ATTRIBUTES = Object.freeze({
   toolCallArguments: 'gen_ai.tool.call.arguments',
   toolCallResult: 'gen_ai.tool.call.result',
   errorType: 'error.type',
+  /**
+   * The authenticated caller's subject. `enduser.id` is what tracing back ends have long read for the
+   * user behind a request; the semantic conventions (1.45) mark it deprecated, moved to the client-side
+   * conventions, so the subject is also recorded under the general `user.id`. Absent for the local process.
+   */
+  enduserId: 'enduser.id',
+  /** The authenticated caller's subject, under the general conventions' user attribute. */
+  userId: 'user.id',
   /** `read`, `search`, `write`, `execute` or `delegate`. */
   category: 'toolpact.tool.category',
   /** Where the tool comes from: `local`, or `mcp:<server>` for an imported one (when a policy gate decided). */

@@ -9,6 +9,7 @@ import type {
   Tracer,
 } from '@opentelemetry/api';
 import type { ToolContract } from '../contract/index.js';
+import { principalOf } from '../dispatch/tool-identity.js';
 import type { PolicyDecision } from '../policy/policy-gate.js';
 import type { CallEnd, CallStart, Registry } from '../registry/registry.js';
 import { carriedTraceContext, traceparentFields } from '../util/trace-context.js';
@@ -189,6 +190,11 @@ async function traced(
     span.setAttributes(tool.attributes);
     if (call.callId !== undefined)
       span.setAttribute(ATTRIBUTES.toolCallId, boundedText(String(call.callId), 200));
+    const caller = principalOf(call.state);
+    if (caller !== undefined) {
+      const subject = boundedText(caller.subject, 200);
+      span.setAttributes({ [ATTRIBUTES.enduserId]: subject, [ATTRIBUTES.userId]: subject });
+    }
   }
   const started = performance.now();
   const end = await context.with(trace.setSpan(parent, span), run);

@@ -50,6 +50,10 @@ export function createOtelAuditSink(options: OtelAuditSinkOptions): AuditSink {
         if (entry.outcome !== 'ok') attributes[ATTRIBUTES.errorType] = entry.outcome;
         if (entry.decision?.rule) attributes[ATTRIBUTES.rule] = entry.decision.rule;
         if (entry.callId !== null) attributes[ATTRIBUTES.toolCallId] = entry.callId;
+        if (entry.subject !== undefined) {
+          attributes[ATTRIBUTES.enduserId] = entry.subject;
+          attributes[ATTRIBUTES.userId] = entry.subject;
+        }
         logger.emit({
           eventName: AUDIT_EVENT_NAME,
           timestamp: record.startedAt,

@@ -2,6 +2,7 @@ import { foldName } from './fold-name.js';
 import { compileGlob, hasWildcard } from './glob.js';
 import { absoluteSegments } from './path-readings.js';
 import { type ArgumentCondition, effectiveSource, type JsonScalar, type PolicyRule } from './policy.js';
+import { comparePrincipal } from './principal-condition.js';
 
 /**
  * Whether an allow or ask rule is a carve-out of a deny rule: narrower than the deny, or as narrow,
@@ -17,6 +18,8 @@ import { type ArgumentCondition, effectiveSource, type JsonScalar, type PolicyRu
  * - source: every source the rule covers is one the deny covers.
  * - arguments: the rule tests each argument the deny tests, at least as narrowly (`under` a folder
  *   inside one of the deny's, a glob under one of them, the same `equals`, a subset of `oneOf`).
+ * - principal: the rule tests every field of the caller the deny tests, with literals the deny's
+ *   globs match, and holds for unauthenticated calls only where the deny does.
  * - when: the same predicate.
  *
  * @example
@@ -67,6 +70,7 @@ export function compareReach(rule: PolicyRule, other: PolicyRule): Comparison {
   const otherSources = meaningful(effectiveSource(other));
   const ruleSources = meaningful(otherSources === undefined ? rule.source : effectiveSource(rule));
   if (!note(compareNames(ruleSources, otherSources, false))) return 'wider';
+  if (!note(comparePrincipal(rule.principal, other.principal))) return 'wider';
   const ruleArguments = rule.arguments ?? {};
   const otherArguments = other.arguments ?? {};
   for (const [path, condition] of Object.entries(otherArguments)) {

@@ -3,6 +3,7 @@ import { parsePolicy, parseRule } from './define-policy.js';
 import { specificity } from './evaluate-policy.js';
 import { POLICY_ACTIONS, type Policy, type PolicyAction, type PolicyRule } from './policy.js';
 import { PolicyError } from './policy-error.js';
+import { describePrincipal } from './principal-condition.js';
 
 /** What {@link checkPolicy} found about one rule. */
 export interface RuleReach {
@@ -15,6 +16,8 @@ export interface RuleReach {
   readonly neverDecides?: { readonly by: string; readonly why: string };
   /** The deny rules this allow or ask rule is a carve-out of (it decides inside them). */
   readonly carvesOutOf: readonly string[];
+  /** Who the rule holds for, in words, when it tests the caller (`group writers`, `local only`). */
+  readonly principal?: string;
 }
 
 /** A rule refused at load, with the reason. */
@@ -80,7 +83,11 @@ export function checkPolicy(input: unknown, where = 'policy'): PolicyCheck {
       refused: [...refused, { rule: error.rule ?? where, message: error.message }],
     };
   }
-  return { policy, rules: policy.rules.map((rule) => reachOf(rule, policy.rules)), refused };
+  const rules = policy.rules.map((rule) => {
+    const reach = reachOf(rule, policy.rules);
+    return rule.principal === undefined ? reach : { ...reach, principal: describePrincipal(rule.principal) };
+  });
+  return { policy, rules, refused };
 }
 
 function reachOf(rule: PolicyRule, rules: readonly PolicyRule[]): RuleReach {

@@ -3,10 +3,13 @@ import { typoOf } from '../util/closest.js';
 import { hasWildcard } from './glob.js';
 import {
   type ArgumentCondition,
+  type DeciderCondition,
   POLICY_ACTIONS,
   type Policy,
   type PolicyAction,
   type PolicyRule,
+  PRINCIPAL_FIELDS,
+  type PrincipalCondition,
 } from './policy.js';
 import { PolicyError } from './policy-error.js';
 
@@ -17,9 +20,11 @@ const RULE_KEYS = new Set([
   'category',
   'source',
   'arguments',
+  'principal',
   'when',
   'reason',
   'approver',
+  'decidedBy',
 ]);
 const POLICY_KEYS = new Set([
   'rules',
@@ -164,6 +169,7 @@ export function parseRule(raw: unknown, index: number, where: string): PolicyRul
     rule.category = Object.freeze([...categories]);
   }
   if (raw.arguments !== undefined) rule.arguments = parseArgumentConditions(raw.arguments, at, id);
+  if (raw.principal !== undefined) rule.principal = parsePrincipal(raw.principal, at, id);
   if (raw.when !== undefined) {
     if (typeof raw.when !== 'function') {
       throw new PolicyError(
@@ -181,10 +187,10 @@ export function parseRule(raw: unknown, index: number, where: string): PolicyRul
     rule.reason = raw.reason;
   }
   if (raw.approver !== undefined) {
-    if (raw.approver !== 'queue' && raw.approver !== 'in-band') {
+    if (raw.approver !== 'queue' && raw.approver !== 'in-band' && raw.approver !== 'caller') {
       throw new PolicyError(
         'invalid_rule',
-        `${at}: "approver" must be "queue" (a person decides later, from the store's queue) or "in-band" (the client asks its user), received ${describe(raw.approver)}.`,
+        `${at}: "approver" must be "queue" (a person decides later, from the store's queue), "in-band" (the client asks its user; for an authenticated caller the ask goes to the queue) or "caller" (the client approves its own call, authenticated or not), received ${describe(raw.approver)}.`,
         id,
       );
     }
@@ -197,7 +203,91 @@ export function parseRule(raw: unknown, index: number, where: string): PolicyRul
     }
     rule.approver = raw.approver;
   }
+  if (raw.decidedBy !== undefined) {
+    if (rule.action !== 'ask') {
+      throw new PolicyError(
+        'invalid_rule',
+        `${at}: "decidedBy" applies only to a rule whose action is "ask", and this one's is "${rule.action}".`,
+        id,
+      );
+    }
+    rule.decidedBy = parseDecidedBy(raw.decidedBy, at, id);
+  }
   return Object.freeze(rule);
+}
+
+const PRINCIPAL_KEYS = [...PRINCIPAL_FIELDS, 'local'];
+
+function parsePrincipal(value: unknown, at: string, rule: string): PrincipalCondition {
+  const here = `${at}: "principal"`;
+  if (!isRecord(value)) {
+    throw new PolicyError(
+      'invalid_rule',
+      `${here} must be an object such as { "group": "writers" }, received ${describe(value)}.`,
+      rule,
+    );
+  }
+  refuseUnknownKeys(value, PRINCIPAL_KEYS, here, rule);
+  const condition: { -readonly [K in keyof PrincipalCondition]: PrincipalCondition[K] } = {};
+  for (const field of PRINCIPAL_FIELDS) {
+    if (value[field] !== undefined)
+      condition[field] = parsePatterns(value[field], `${here}: "${field}"`, rule);
+  }
+  if (value.local !== undefined) {
+    if (typeof value.local !== 'boolean') {
+      throw new PolicyError(
+        'invalid_rule',
+        `${here}: "local" must be true (the rule holds for calls nobody authenticated too) or false, received ${describe(value.local)}.`,
+        rule,
+      );
+    }
+    condition.local = value.local;
+  }
+  return Object.freeze(condition);
+}
+
+const DECIDED_BY_KEYS = ['group', 'notCaller'];
+
+function refuseUnknownKeys(
+  value: Record<string, unknown>,
+  known: readonly string[],
+  here: string,
+  rule: string,
+): void {
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) {
+      throw new PolicyError(
+        'unknown_key',
+        `${here} has an unknown key "${key}".${didYouMean(key, known)} It has: ${known.join(', ')}.`,
+        rule,
+      );
+    }
+  }
+}
+
+function parseDecidedBy(value: unknown, at: string, rule: string): DeciderCondition {
+  const here = `${at}: "decidedBy"`;
+  if (!isRecord(value) || Object.keys(value).length === 0) {
+    throw new PolicyError(
+      'invalid_rule',
+      `${here} must be an object such as { "group": "leads", "notCaller": true }, received ${describe(value)}.`,
+      rule,
+    );
+  }
+  refuseUnknownKeys(value, DECIDED_BY_KEYS, here, rule);
+  const condition: { -readonly [K in keyof DeciderCondition]: DeciderCondition[K] } = {};
+  if (value.group !== undefined) condition.group = parsePatterns(value.group, `${here}: "group"`, rule);
+  if (value.notCaller !== undefined) {
+    if (typeof value.notCaller !== 'boolean') {
+      throw new PolicyError(
+        'invalid_rule',
+        `${here}: "notCaller" must be true or false, received ${describe(value.notCaller)}.`,
+        rule,
+      );
+    }
+    condition.notCaller = value.notCaller;
+  }
+  return Object.freeze(condition);
 }
 
 const APPROVALS_KEYS = ['whenClientCannotAsk', 'expiresIn'];

@@ -1,4 +1,5 @@
 import { CATEGORY_DEFAULTS } from '../contract/index.js';
+import { principalOf } from '../dispatch/tool-identity.js';
 import { isCarveOut } from './carve-out.js';
 import { testCondition } from './conditions.js';
 import { foldName } from './fold-name.js';
@@ -15,6 +16,7 @@ import {
   type PolicySubject,
   stricter,
 } from './policy.js';
+import { compilePrincipalCondition, type PrincipalMatcher } from './principal-condition.js';
 
 /** What the policy decided, before approvals and the sandbox check. */
 export interface PolicyVerdict {
@@ -93,6 +95,44 @@ export function evaluatePolicy(
   };
 }
 
+/**
+ * Whether some call of a tool by this caller could be anything but denied, whatever its arguments:
+ * false only when every path for the caller ends in deny (a deny that holds whatever the arguments,
+ * with no allow or ask rule that may match and carve it out, or a default of deny that no allow or
+ * ask rule may override). Judged without the arguments, failing open: a rule that tests arguments
+ * or has a `when` may match. What a listing per caller uses; the gate still decides every call.
+ *
+ * @example
+ * mayPass(policy, { tool: 'deploy', category: 'execute', source: 'local', meta: {}, state });
+ */
+export function mayPass(policy: Policy, subject: Omit<PolicySubject, 'arguments'>): boolean {
+  const { denies, others } = compile(policy);
+  const whole = { ...subject, arguments: undefined };
+  const certain: number[] = [];
+  for (const compiled of denies) {
+    if (compiled.conditions.length === 0 && !compiled.rule.when && matchesCall(compiled, whole)) {
+      certain.push(compiled.index);
+    }
+  }
+  for (const compiled of others) {
+    if (!certain.every((index) => compiled.carvesOut.has(index))) continue;
+    if (matchesCall(compiled, whole)) return true;
+  }
+  if (certain.length > 0) return false;
+  return evaluatePolicy({ ...policy, rules: [] }, whole).action !== 'deny';
+}
+
+// Whether a rule matches a call on everything but its arguments and its `when` (both may match).
+function matchesCall(compiled: CompiledRule, subject: PolicySubject): boolean {
+  const broad = compiled.broad;
+  if (compiled.categories && !compiled.categories.includes(subject.category)) {
+    if (!(broad && categoryUntrusted(subject))) return false;
+  } else if (compiled.categories && !broad && categoryUntrusted(subject)) return false;
+  if (compiled.tool && !matchesName(compiled.tool, subject.tool, broad)) return false;
+  if (compiled.source && !matchesName(compiled.source, subject.source, broad)) return false;
+  return !compiled.principal || compiled.principal(principalOf(subject.state));
+}
+
 let fallback: ReadingContext | undefined;
 function fallbackContext(): ReadingContext {
   fallback ??= defaultReadingContext();
@@ -112,6 +152,7 @@ interface CompiledRule {
   readonly source: GlobMatcher[] | undefined;
   readonly categories: readonly string[] | undefined;
   readonly conditions: readonly (readonly [readonly string[], ArgumentCondition])[];
+  readonly principal: PrincipalMatcher | undefined;
   /** The deny rules (by index) this allow or ask rule is a carve-out of. */
   readonly carvesOut: ReadonlySet<number>;
 }
@@ -146,6 +187,8 @@ function compile(policy: Policy): CompiledPolicy {
         conditions: Object.entries(rule.arguments ?? {}).map(
           ([path, condition]) => [path.split('.'), condition] as const,
         ),
+        principal:
+          rule.principal === undefined ? undefined : compilePrincipalCondition(rule.principal, broad),
         carvesOut: new Set(
           rule.action === 'deny'
             ? []
@@ -166,30 +209,33 @@ function compile(policy: Policy): CompiledPolicy {
 
 /**
  * How specific a rule is, compared left to right: the tool name (exact 2, glob 1), a source, the
- * number of argument tests (a `when` counts as one), a category. Wildcard-only globs (`*`) count as absent.
+ * number of argument tests (a `when` counts as one), a principal test, a category. Wildcard-only
+ * globs (`*`) count as absent.
  *
  * @example
  * specificity({ id: 'docs', action: 'allow', tool: 'write_file', arguments: { path: { under: 'docs' } } });
- * // [2, 0, 1, 0]
+ * // [2, 0, 1, 0, 0]
  */
 export function specificity(rule: PolicyRule): readonly number[] {
   const tools = listOf(rule.tool).filter((pattern) => !/^\*+$/.test(pattern));
   const toolScore = tools.length === 0 ? 0 : tools.every((pattern) => !hasWildcard(pattern)) ? 2 : 1;
   const sources = listOf(rule.source).filter((pattern) => !/^\*+$/.test(pattern));
   const argumentScore = Object.keys(rule.arguments ?? {}).length + (rule.when ? 1 : 0);
-  return [toolScore, sources.length > 0 ? 1 : 0, argumentScore, rule.category === undefined ? 0 : 1];
+  return [
+    toolScore,
+    sources.length > 0 ? 1 : 0,
+    argumentScore,
+    rule.principal === undefined ? 0 : 1,
+    rule.category === undefined ? 0 : 1,
+  ];
 }
 
 function matches(compiled: CompiledRule, subject: PolicySubject, context: ReadingContext): boolean {
-  // Allow rules are read narrowly, deny and ask rules broadly: an ambiguity can only make a call stricter.
+  // Allow rules are read narrowly, deny and ask rules broadly: an ambiguity can only make a call
+  // stricter. An imported tool's category guessed from its server's own hints decides nothing: a
+  // deny or ask on a category still holds for it, an allow never does.
+  if (!matchesCall(compiled, subject)) return false;
   const broad = compiled.broad;
-  if (compiled.categories && !compiled.categories.includes(subject.category)) {
-    // An imported tool's category guessed from its server's own hints decides nothing: a deny or ask
-    // on a category still holds for it, an allow never does.
-    if (!(broad && categoryUntrusted(subject))) return false;
-  } else if (compiled.categories && !broad && categoryUntrusted(subject)) return false;
-  if (compiled.tool && !matchesName(compiled.tool, subject.tool, broad)) return false;
-  if (compiled.source && !matchesName(compiled.source, subject.source, broad)) return false;
   for (const [keys, condition] of compiled.conditions) {
     if (!testCondition(subject.arguments, keys, condition, broad ? 'any' : 'every', context)) return false;
   }

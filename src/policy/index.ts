@@ -52,13 +52,14 @@ export {
   type DelegateRegistryOptions,
 } from './delegate-registry.js';
 export { DELEGATION, type DelegationState, delegatedState, delegationDepth } from './delegation-state.js';
-export { evaluatePolicy, type PolicyVerdict, specificity } from './evaluate-policy.js';
+export { evaluatePolicy, mayPass, type PolicyVerdict, specificity } from './evaluate-policy.js';
 export { foldName } from './fold-name.js';
 export { compileGlob, type GlobMatcher } from './glob.js';
 export { loadPolicyFile, loadPolicyFromConfig } from './load-policy.js';
 export { type PathReading, pathReadings, type ReadingContext } from './path-readings.js';
 export {
   type ArgumentCondition,
+  type DeciderCondition,
   effectiveSource,
   type JsonScalar,
   LOCAL_SOURCE,
@@ -67,6 +68,9 @@ export {
   type PolicyAction,
   type PolicyRule,
   type PolicySubject,
+  PRINCIPAL_FIELDS,
+  type PrincipalCondition,
+  type PrincipalField,
   sourceOf,
   stricter,
 } from './policy.js';

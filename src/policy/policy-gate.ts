@@ -6,14 +6,14 @@ import {
   type ToolContract,
 } from '../contract/index.js';
 import type { ToolMeta } from '../contract/tool.js';
-import type { ApprovalAnswer, GateDecision, GateRequest } from '../dispatch/gate.js';
+import type { ApprovalAnswer, GateDecision, GateRequest, VisibilityRequest } from '../dispatch/gate.js';
 import { toolIdentity } from '../dispatch/tool-identity.js';
 import type { CallRecord, RegistryOptions } from '../registry/registry.js';
 import { ApprovalSession } from './approval-session.js';
 import { definePolicy } from './define-policy.js';
-import { evaluatePolicy, type PolicyVerdict } from './evaluate-policy.js';
+import { evaluatePolicy, mayPass, type PolicyVerdict } from './evaluate-policy.js';
 import { defaultReadingContext, type ReadingContext } from './path-readings.js';
-import { type Policy, sourceOf } from './policy.js';
+import { type Policy, type PolicyRule, sourceOf } from './policy.js';
 import { type SandboxCheck, sandboxOf } from './sandbox-declaration.js';
 
 /** What an approver is asked: the call, its risk, and the rule that asked. */
@@ -78,8 +78,11 @@ export interface PolicyGate {
   readonly session: ApprovalSession;
   /** Decides one call, synchronously unless it must wait; never throws (a failure inside denies). */
   readonly decide: (request: GateRequest) => PolicyDecision | Promise<PolicyDecision>;
-  /** The options to spread into `new Registry({ ... })`. */
-  readonly registryOptions: Pick<RegistryOptions, 'beforeCall' | 'observe'>;
+  /**
+   * The options to spread into `new Registry({ ... })`; with `visibleTo` when the policy tests who is
+   * calling, so that each caller is listed only the tools it may call.
+   */
+  readonly registryOptions: Pick<RegistryOptions, 'beforeCall' | 'observe' | 'visibleTo'>;
 }
 
 /**
@@ -121,7 +124,22 @@ export function createPolicyGate(input: Policy, options: PolicyGateOptions = {})
     registryOptions: Object.freeze({
       beforeCall: decide,
       ...(options.observe ? { observe: options.observe } : {}),
+      ...(policy.rules.some((rule) => rule.principal !== undefined)
+        ? { visibleTo: (request: VisibilityRequest) => visibleBy(policy, request) }
+        : {}),
     }),
+  });
+}
+
+// A tool is listed to a caller unless every call of it by that caller would be denied.
+function visibleBy(policy: Policy, request: VisibilityRequest): boolean {
+  const contract = request.tool;
+  return mayPass(policy, {
+    tool: contract.name,
+    category: contract.category,
+    source: sourceOf(request.meta),
+    meta: request.meta,
+    state: request.state,
   });
 }
 
@@ -203,7 +221,7 @@ function decideCall(
   if (verdict.action === 'deny')
     return { action: 'deny', rule: verdict.rule, reason: verdict.reason, source };
   if (!CATEGORY_DEFAULTS[contract.category].requiresSandbox) {
-    return afterSandbox(verdict, session, approver, request, source);
+    return afterSandbox(policy, verdict, session, approver, request, source);
   }
   const sandbox = sandboxOf(request.meta);
   if (!sandbox) {
@@ -221,7 +239,7 @@ function decideCall(
     source,
   });
   const proceed = (check: SandboxCheck) =>
-    check.ok ? afterSandbox(verdict, session, approver, request, source) : unavailable(check.reason);
+    check.ok ? afterSandbox(policy, verdict, session, approver, request, source) : unavailable(check.reason);
   let check: SandboxCheck | Promise<SandboxCheck>;
   try {
     check = sandbox.check();
@@ -233,7 +251,12 @@ function decideCall(
     : proceed(check);
 }
 
+function approverOf(policy: Policy, rule: string): PolicyRule['approver'] {
+  return policy.rules.find((each) => each.id === rule)?.approver;
+}
+
 function afterSandbox(
+  policy: Policy,
   verdict: PolicyVerdict,
   session: ApprovalSession,
   approver: PolicyApprover | undefined,
@@ -264,7 +287,17 @@ function afterSandbox(
       source,
     };
   }
-  if (!approver) return { action: 'ask', rule, reason: verdict.reason, source };
+  if (!approver) {
+    // Who the rule lets approve travels with the ask, for the in-band approvers and the queue.
+    const ruleApprover = approverOf(policy, rule);
+    return {
+      action: 'ask',
+      rule,
+      reason: verdict.reason,
+      source,
+      ...(ruleApprover === undefined ? {} : { approver: ruleApprover }),
+    };
+  }
   const approval: ApprovalRequest = {
     tool: contract.name,
     category: contract.category,

@@ -26,6 +26,47 @@ export type ArgumentCondition =
   | { readonly equals: JsonScalar }
   | { readonly oneOf: readonly JsonScalar[] };
 
+/**
+ * A test on who is calling: the principal the transport authenticated (see `principalOf`). Each field
+ * is a glob or a list of globs (`*` any run of characters but `/`, `?` one character), and the test
+ * holds when every field given holds:
+ *
+ * - `subject`: the caller's subject (the token's `sub`, an API key's subject).
+ * - `group`, `role`: one of the caller's groups (roles) matches one of the globs.
+ * - `client`: the OAuth client the token was issued to; a caller without one never matches.
+ * - `issuer`: who vouched for the caller (the token's `iss`, or `api-key`); a caller without one never matches.
+ * - `scope`: one of the caller's granted scopes matches one of the globs.
+ *
+ * A principal test never holds for a call nobody authenticated (the local process, stdio, HTTP
+ * without authentication), whatever its globs say, unless it says `local: true`; then it holds for
+ * such a call too (and `{ local: true }` alone holds only for such calls). So an unauthenticated
+ * caller can never pass for a member of a group. An allow rule compares exactly; a deny or ask rule
+ * compares case-insensitively and across look-alike characters, as it does tool names.
+ */
+export interface PrincipalCondition {
+  readonly subject?: string | readonly string[];
+  readonly group?: string | readonly string[];
+  readonly role?: string | readonly string[];
+  readonly client?: string | readonly string[];
+  readonly issuer?: string | readonly string[];
+  readonly scope?: string | readonly string[];
+  /** The test holds for a call nobody authenticated too (default false). */
+  readonly local?: boolean;
+}
+
+/** The fields of a {@link PrincipalCondition} that take globs, in the order they are reported. */
+export const PRINCIPAL_FIELDS = Object.freeze([
+  'subject',
+  'group',
+  'role',
+  'client',
+  'issuer',
+  'scope',
+] as const);
+
+/** One field of a {@link PrincipalCondition} that takes globs. */
+export type PrincipalField = (typeof PRINCIPAL_FIELDS)[number];
+
 /** What a rule's `when` predicate and the approver see about a call. */
 export interface PolicySubject {
   /** The registered name of the tool (aliases are resolved before the gate). */
@@ -49,6 +90,8 @@ export interface PolicySubject {
  * - `category`: one or more of the five categories.
  * - `source`: globs on where the tool comes from (`meta.source`; `"local"` when absent), e.g. `"mcp:*"`.
  * - `arguments`: tests on validated arguments, all of which must hold.
+ * - `principal`: a test on who is calling (see {@link PrincipalCondition}); never met by a call nobody
+ *   authenticated unless it says `local: true`.
  * - `when`: a predicate in code (not available in JSON policies); it must return `true` to match.
  *
  * @example
@@ -67,15 +110,36 @@ export interface PolicyRule {
   readonly category?: ToolCategory | readonly ToolCategory[];
   readonly source?: string | readonly string[];
   readonly arguments?: { readonly [path: string]: ArgumentCondition };
+  readonly principal?: PrincipalCondition;
   readonly when?: (subject: PolicySubject) => boolean;
   /** Said to the model when this rule denies, and to the approver when it asks. */
   readonly reason?: string;
   /**
    * Who decides this rule's `ask`: `in-band` (default: the client asks its user, by elicitation) or
    * `queue` (the ask goes to the store's queue and a person decides later, out of band: the call
-   * answers `approval_pending` at once, and the same call after the approval runs once).
+   * answers `approval_pending` at once, and the same call after the approval runs once), or `caller`
+   * (the client approves in band even when the caller is authenticated: see below).
+   *
+   * An in-band approval (an elicitation, or the input of a revision 2026-07-28 retry) is the client
+   * approving its own call. For a caller nobody authenticated (the local process) `in-band` is that.
+   * For an authenticated caller it counts only under a rule that says `caller`; under any other rule
+   * the ask goes to the store's queue where one is configured, and is refused otherwise.
    */
-  readonly approver?: 'in-band' | 'queue';
+  readonly approver?: 'in-band' | 'queue' | 'caller';
+  /**
+   * Who may decide this rule's queued approvals: a member of one of these groups (globs), and with
+   * `notCaller`, someone other than the caller who asked. A decision by anyone else is refused and
+   * recorded. Only for a rule whose action is `ask`.
+   */
+  readonly decidedBy?: DeciderCondition;
+}
+
+/** Who may decide a rule's queued approvals ({@link PolicyRule.decidedBy}). */
+export interface DeciderCondition {
+  /** The decider is in one of these groups (globs). */
+  readonly group?: string | readonly string[];
+  /** The decider is not the caller who asked (another subject, or the same subject of another issuer). */
+  readonly notCaller?: boolean;
 }
 
 /**

@@ -10,7 +10,7 @@ import {
 import { type Completed, failed } from '../dispatch/completed.js';
 import type { Envelope } from '../dispatch/envelope.js';
 import { registryClosedFailure } from '../dispatch/errors.js';
-import type { ApprovalQueue, Approver, BeforeCallHook } from '../dispatch/gate.js';
+import type { ApprovalQueue, Approver, BeforeCallHook, VisibilityHook } from '../dispatch/gate.js';
 import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from '../dispatch/parse.js';
 import { type PipelineSettings, runCall } from '../dispatch/pipeline.js';
 import { isPromiseLike } from '../dispatch/run.js';
@@ -50,6 +50,13 @@ export interface RegistryOptions {
    * call's `onAsk` and the `approver`; it may leave the ask to them by answering `undefined`.
    */
   readonly approvalQueue?: ApprovalQueue;
+  /**
+   * Whether a caller may see a tool: served listings, tool search and `call_tool` leave out a tool
+   * it answers false for, and a direct call of one over MCP is answered as an unknown tool would be.
+   * `createPolicyGate` gives one when its policy tests who is calling; without one every caller sees
+   * every tool.
+   */
+  readonly visibleTo?: VisibilityHook;
   /** Bounds on the arguments a model may send. */
   readonly limits?: Partial<ArgumentLimits>;
   /** Longest result, in characters of JSON, before it is cut with a visible marker (default 100,000). */
@@ -223,6 +230,30 @@ export class Registry {
 
   has(name: string): boolean {
     return typeof name === 'string' && this.#tools.has(name);
+  }
+
+  /**
+   * Whether the caller of `state` may see the tool (see {@link RegistryOptions.visibleTo}); false for
+   * a name that is not registered.
+   *
+   * @example
+   * registry.visible('deploy', mcpContextOf(state)); // false when the policy denies it to this caller
+   */
+  visible(name: string, state: unknown): boolean {
+    const tool = this.get(name);
+    if (!tool) return false;
+    const hook = this.#options.visibleTo;
+    if (!hook) return true;
+    try {
+      return hook({ tool: tool.contract, meta: tool.meta, state }) === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Whether what a caller sees depends on who it is (a {@link RegistryOptions.visibleTo} was given). */
+  get listedPerCaller(): boolean {
+    return this.#options.visibleTo !== undefined;
   }
 
   /** Every registered tool, in registration order. */

@@ -183,20 +183,26 @@ export function withToolSearch(registry: Registry, options: WithToolSearchOption
     },
     {
       execute: (args, { state }) =>
-        runSearch(args.query, args.k ?? k, everyCallerStateless || isModernMcpCall(state)),
+        runSearch(args.query, args.k ?? k, everyCallerStateless || isModernMcpCall(state), state),
     },
   );
   registry.register(tool);
 
-  async function runSearch(query: string, count: number, stateless: boolean) {
+  async function runSearch(query: string, count: number, stateless: boolean, state: unknown) {
     await indexed;
-    const hits = await retriever.search(query, count);
+    // A caller is never shown a tool it may not see (the registry's `visibleTo`): the search asks for
+    // more when the policy hides some, so that hidden tools do not crowd out the ones it may call.
+    const perCaller = registry.listedPerCaller;
+    const hits = await retriever.search(query, perCaller ? Math.min(count * 4, MAX_K * 4) : count);
     const found = hits
       .map((hit) => ({ hit, tool: registry.get(hit.name) }))
       .filter(
         (entry): entry is { hit: (typeof hits)[number]; tool: AnyTool } =>
-          entry.tool !== undefined && entry.hit.name !== SEARCH_TOOL_NAME,
-      );
+          entry.tool !== undefined &&
+          entry.hit.name !== SEARCH_TOOL_NAME &&
+          (!perCaller || registry.visible(entry.hit.name, state)),
+      )
+      .slice(0, count);
     // A stateless caller has no list of its own: loading would change every other client's list.
     if (!stateless) load(found.map((entry) => entry.hit.name));
     if (found.length === 0) {

@@ -13,8 +13,11 @@ import {
 import type { AuditSink } from '../audit/audit-sink.js';
 import { brandedContextOf } from '../dispatch/context-brand.js';
 import type { ApprovalAnswer, ApprovalQueue, PauseAnswer, PendingApproval } from '../dispatch/gate.js';
+import { inBandRefusal } from '../dispatch/in-band.js';
+import { type Principal, principalKey } from '../dispatch/principal.js';
 import { principalKeyOf, toolIdentity } from '../dispatch/tool-identity.js';
-import type { Policy } from '../policy/policy.js';
+import type { DeciderCondition, Policy } from '../policy/policy.js';
+import { deciderRefusal } from '../policy/principal-condition.js';
 import type { CallRecord } from '../registry/registry.js';
 import { digestOf } from '../util/digest.js';
 import { redactValue } from '../util/redact.js';
@@ -64,13 +67,37 @@ export interface Approval {
   readonly decidedAt: string | null;
   readonly decisionReason: string | null;
   readonly usedAt: string | null;
+  /** Who may decide it: its rule's `decidedBy`, when the rule has one. */
+  readonly deciders?: DeciderCondition;
+  /** The key of who decided (`auth:<subject>@<issuer>`, or `local`), when decided by this version. */
+  readonly deciderPrincipal?: string;
+  /** Decisions refused because the decider was not one the rule allows, oldest first (absent when none). */
+  readonly refusals?: readonly ApprovalRefusal[];
+}
+
+/** A decision refused by an approval's `decidedBy`, as the store records it. */
+export interface ApprovalRefusal {
+  /** Who tried, as recorded (`by`, else the decider's subject, else the operating-system user). */
+  readonly by: string;
+  /** Their principal key, or `local`. */
+  readonly principal: string;
+  readonly action: 'approve' | 'deny';
+  readonly reason: string;
+  readonly at: string;
 }
 
 /** A decision on a queued approval. */
 export interface ApprovalDecision {
-  /** Who decided (recorded; default the operating-system user). */
+  /** Who decided, as recorded (default: the decider's subject, else the operating-system user). */
   readonly by?: string;
   readonly reason?: string;
+  /**
+   * The signed-in decider, as their authentication established them; undefined is the local process
+   * (the CLI on this machine), which is in no group and is never the caller. Checked against the
+   * approval's `deciders` (its rule's `decidedBy`): a decision by anyone else is refused
+   * (`StoreError` `not_allowed`) and recorded in the approval's `refusals`.
+   */
+  readonly decider?: Principal;
 }
 
 /** The queue of out-of-band approvals in the store. */
@@ -328,15 +355,40 @@ async function migrate(pool: Pool): Promise<void> {
 }
 
 const APPROVAL_COLUMNS =
-  'id, tool, arguments, arguments_digest, principal, client, rule, reason, status, created_at, expires_at, decided_by, decided_at, decision_reason, used_at';
+  'id, tool, arguments, arguments_digest, principal, client, rule, reason, status, created_at, expires_at, decided_by, decided_at, decision_reason, used_at, deciders, decider_principal, refusals';
 
 function approvalStore(pool: Pool): ApprovalStore {
   const decide = async (id: string, status: 'approved' | 'denied', decision: ApprovalDecision = {}) => {
-    const by = decision.by ?? defaultDecider();
+    const decider = decision.decider;
+    const by = decision.by ?? decider?.subject ?? defaultDecider();
+    const deciderKey = decider === undefined ? 'local' : principalKey(decider);
+    const action = status === 'approved' ? 'approve' : 'deny';
+    // Who may decide is the approval's own (sealed when it was queued), checked before the decision.
+    const before = await pool.query(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = $1`, [id]);
+    const row = before.rows[0] as Record<string, unknown> | undefined;
+    if (row !== undefined && row.status === 'pending') {
+      const refusal = deciderRefusal(
+        (row.deciders as DeciderCondition | null) ?? undefined,
+        decider,
+        String(row.principal),
+        deciderKey,
+      );
+      if (refusal !== undefined) {
+        const record = { by, principal: deciderKey, action, reason: refusal, at: new Date().toISOString() };
+        await pool.query(
+          `UPDATE approvals SET refusals = refusals || jsonb_build_array($2::jsonb) WHERE id = $1`,
+          [id, JSON.stringify(record)],
+        );
+        throw new StoreError(
+          'not_allowed',
+          `The approval "${id}" cannot be ${status === 'approved' ? 'approved' : 'denied'} by ${by} (${deciderKey}): ${refusal} (rule "${String(row.rule)}", decidedBy). The attempt is recorded. Have someone the rule allows decide it.`,
+        );
+      }
+    }
     const result = await pool.query(
-      `UPDATE approvals SET status = $2, decided_by = $3, decided_at = now(), decision_reason = $4
+      `UPDATE approvals SET status = $2, decided_by = $3, decided_at = now(), decision_reason = $4, decider_principal = $5
        WHERE id = $1 AND status = 'pending' AND expires_at > now() RETURNING ${APPROVAL_COLUMNS}`,
-      [id, status, by, decision.reason ?? null],
+      [id, status, by, decision.reason ?? null, deciderKey],
     );
     if (result.rowCount === 1) return approvalOf(result.rows[0] as Record<string, unknown>);
     const existing = await pool.query(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = $1`, [id]);
@@ -391,12 +443,21 @@ function approvalQueue(pool: Pool, policy: Policy, options: ApprovalQueueOptions
   const whenCannotAsk = policy.approvals?.whenClientCannotAsk ?? 'deny';
   const expiresIn = intervalOf(policy.approvals?.expiresIn ?? DEFAULT_EXPIRY);
   const reuseWindowMs = options.reuseWindowMs ?? DEFAULT_REUSE_WINDOW_MS;
+  const deciders = new Map(
+    policy.rules.flatMap((rule) =>
+      rule.decidedBy === undefined ? [] : [[rule.id, rule.decidedBy] as const],
+    ),
+  );
   return (pending) => {
     const rule = pending.decision.rule;
+    // An authenticated caller's ask that it may not approve itself goes to the queue too.
     const toQueue =
-      (rule !== undefined && queued.has(rule)) || (whenCannotAsk === 'queue' && !canAsk(pending));
+      (rule !== undefined && queued.has(rule)) ||
+      (whenCannotAsk === 'queue' && !canAsk(pending)) ||
+      inBandRefusal(pending) !== undefined;
     if (!toQueue) return undefined;
-    return decideQueued(pool, pending, expiresIn, reuseWindowMs).catch(
+    const decidedBy = rule === undefined ? undefined : deciders.get(rule);
+    return decideQueued(pool, pending, expiresIn, reuseWindowMs, decidedBy).catch(
       (error: unknown): ApprovalAnswer => ({
         action: 'deny',
         outcome: 'store_unavailable',
@@ -411,6 +472,7 @@ async function decideQueued(
   pending: PendingApproval,
   expiresIn: string,
   reuseWindowMs: number,
+  decidedBy: DeciderCondition | undefined,
 ): Promise<ApprovalAnswer | PauseAnswer> {
   const tool = pending.tool.name;
   // The call's digest covers the tool's identity with its arguments (its source, its name there, the
@@ -479,8 +541,8 @@ async function decideQueued(
     const id = `apr_${randomBytes(9).toString('base64url')}`;
     const context = mcpContextOf(pending.state);
     const inserted = await client.query(
-      `INSERT INTO approvals (id, tool, arguments, arguments_digest, principal, client, rule, reason, status, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', now() + $9::interval)
+      `INSERT INTO approvals (id, tool, arguments, arguments_digest, principal, client, rule, reason, status, expires_at, deciders)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', now() + $9::interval, $10)
        ON CONFLICT DO NOTHING RETURNING id`,
       [
         id,
@@ -492,6 +554,7 @@ async function decideQueued(
         pending.decision.rule ?? null,
         pending.decision.reason ?? null,
         expiresIn,
+        decidedBy === undefined ? null : JSON.stringify(decidedBy),
       ],
     );
     if (inserted.rowCount === 1) return pause(id, tool);
@@ -566,6 +629,11 @@ function approvalOf(row: Record<string, unknown>): Approval {
     decidedAt: time(row.decided_at),
     decisionReason: (row.decision_reason as string | null) ?? null,
     usedAt: time(row.used_at),
+    ...(row.deciders == null ? {} : { deciders: row.deciders as DeciderCondition }),
+    ...(row.decider_principal == null ? {} : { deciderPrincipal: String(row.decider_principal) }),
+    ...(Array.isArray(row.refusals) && row.refusals.length > 0
+      ? { refusals: row.refusals as ApprovalRefusal[] }
+      : {}),
   };
 }
 

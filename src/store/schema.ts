@@ -42,6 +42,18 @@ CREATE TABLE used_request_states (
     version: 2,
     sql: 'ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS principal TEXT;',
   },
+  {
+    // The authenticated caller's parts, queried by subject; who may decide a queued approval (its
+    // rule's `decidedBy`), who did (their principal key), and the decisions refused.
+    version: 3,
+    sql: `ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS subject TEXT;
+ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS client_id TEXT;
+ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS issuer TEXT;
+CREATE INDEX IF NOT EXISTS audit_log_subject_time ON audit_log (subject, time_ms);
+ALTER TABLE approvals ADD COLUMN IF NOT EXISTS deciders JSONB;
+ALTER TABLE approvals ADD COLUMN IF NOT EXISTS decider_principal TEXT;
+ALTER TABLE approvals ADD COLUMN IF NOT EXISTS refusals JSONB NOT NULL DEFAULT '[]'::jsonb;`,
+  },
 ];
 
 /** The version this toolpact writes. */

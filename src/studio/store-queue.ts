@@ -40,7 +40,8 @@ export interface StoreQueueFeedOptions {
 
 /**
  * Why a decision taken through {@link StoreQueueFeed} was not recorded, with the HTTP status that
- * fits: `unknown_approval` (404), `not_pending` (409: already decided, used or expired) or
+ * fits: `unknown_approval` (404), `not_pending` (409: already decided, used or expired), `not_allowed`
+ * (403: the approval's rule names who may decide it, and the decider is not one) or
  * `store_unavailable` (503).
  *
  * @example
@@ -48,13 +49,14 @@ export interface StoreQueueFeedOptions {
  */
 export class StoreQueueError extends Error {
   override readonly name = 'StoreQueueError';
-  readonly type: 'unknown_approval' | 'not_pending' | 'store_unavailable';
-  readonly status: 404 | 409 | 503;
+  readonly type: 'unknown_approval' | 'not_pending' | 'not_allowed' | 'store_unavailable';
+  readonly status: 403 | 404 | 409 | 503;
 
   constructor(type: StoreQueueError['type'], message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.type = type;
-    this.status = type === 'unknown_approval' ? 404 : type === 'not_pending' ? 409 : 503;
+    this.status =
+      type === 'unknown_approval' ? 404 : type === 'not_pending' ? 409 : type === 'not_allowed' ? 403 : 503;
   }
 }
 
@@ -225,6 +227,9 @@ export class StoreQueueFeed {
     }
     if (named && code === 'not_pending') {
       return new StoreQueueError('not_pending', reasonOf(error), { cause: error });
+    }
+    if (named && code === 'not_allowed') {
+      return new StoreQueueError('not_allowed', reasonOf(error), { cause: error });
     }
     return new StoreQueueError(
       'store_unavailable',

@@ -104,8 +104,16 @@ async function driveCallers(sink: AuditSink): Promise<void> {
     await alice.callTool({ name: 'login', arguments: login(user) });
   }
   await anonymous.callTool({ name: 'login', arguments: login('mcp-anonymous') });
+  const dana = await connectOverMcp(registry, 'console', {
+    subject: 'dana',
+    issuer: 'https://id.test',
+    clientId: 'ops-console',
+    groups: ['leads'],
+  });
+  await dana.callTool({ name: 'login', arguments: login('mcp-dana') });
   await alice.close();
   await anonymous.close();
+  await dana.close();
   await registry.close();
 }
 
@@ -186,6 +194,22 @@ function conformance(backend: Backend): void {
       expect(local.map(userOf)).not.toContain('mcp-alice-0');
       expect(await callers.query({ principal: 'auth:admin' })).toEqual([]);
 
+      // The subject, the client and the issuer are kept, and a subject selects its calls.
+      const byDana = await callers.query({ principal: 'dana' });
+      expect(byDana).toEqual([
+        expect.objectContaining({
+          principal: 'auth:dana@https://id.test',
+          subject: 'dana',
+          clientId: 'ops-console',
+          issuer: 'https://id.test',
+        }),
+      ]);
+      expect(byDana.map(userOf)).toEqual(['mcp-dana']);
+      expect(await callers.query({ principal: 'auth:dana@https://id.test' })).toHaveLength(1);
+      expect(byAlice[0]).toMatchObject({ subject: 'alice', clientId: 'alice' });
+      expect(byAlice[0]?.issuer).toBeUndefined();
+      expect(local.every((entry) => entry.subject === undefined && entry.clientId === undefined)).toBe(true);
+
       const cli = await runCli(
         ['audit', 'query', ...callers.cli, '--principal', 'auth:alice', '--format', 'json'],
         {},
@@ -196,11 +220,20 @@ function conformance(backend: Backend): void {
       expect(printed.map(userOf).sort()).toEqual(['mcp-alice-0', 'mcp-alice-1']);
       expect(printed.map((entry) => entry.principal)).toEqual(['auth:alice', 'auth:alice']);
 
-      // A bare client id is not a principal: the error says how to spell it.
-      const bare = await runCli(['audit', 'query', ...callers.cli, '--principal', 'alice'], {});
-      expect(bare.code).toBe(2);
-      expect(bare.stderr).toContain('received "alice"');
-      expect(bare.stderr).toContain('give auth:alice');
+      // A bare subject selects that subject's calls, from any issuer.
+      const bySubject = await runCli(
+        ['audit', 'query', ...callers.cli, '--principal', 'alice', '--format', 'json'],
+        {},
+      );
+      expect(bySubject.stderr).toBe('');
+      expect((JSON.parse(bySubject.stdout) as AuditEntry[]).map(userOf).sort()).toEqual([
+        'mcp-alice-0',
+        'mcp-alice-1',
+      ]);
+      const empty = await runCli(['audit', 'query', ...callers.cli, '--principal', 'auth:'], {});
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toContain('received "auth:"');
+      expect(empty.stderr).toContain('a subject (alice)');
     } finally {
       await callers.close();
     }

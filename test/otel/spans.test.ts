@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { defineTool, Registry } from '../../src/index.js';
 import { ATTRIBUTES, instrument, METRICS, UNKNOWN_TOOL_NAME } from '../../src/otel/index.js';
 import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
+import { connectAs } from '../support/mcp-caller.js';
 import { telemetry, useAsyncContext } from './support.js';
 
 // Secrets in shapes the redactor knows, built at run time so no scanner mistakes this file for a leak.
@@ -119,6 +120,29 @@ describe('execute_tool spans', () => {
       'toolpact.tool.source': 'local',
     });
     expect(span?.status.code).toBe(0); // UNSET: the conventions set ERROR only on failure
+  });
+
+  test('a call by an authenticated caller carries its subject as enduser.id and user.id; the local process none', async () => {
+    sdk = telemetry();
+    const registry = gatedRegistry();
+    instrument(registry, { tracer: sdk.tracer, meter: sdk.meter });
+    const alice = await connectAs(registry, 'agent', {
+      subject: 'alice',
+      issuer: 'https://id.test',
+      clientId: 'ops-console',
+    });
+    await alice.callTool({ name: 'read_file', arguments: { path: 'a.md' } });
+    await alice.close();
+    const anonymous = await connectAs(registry, 'alice');
+    await anonymous.callTool({ name: 'read_file', arguments: { path: 'b.md' } });
+    await anonymous.close();
+    const [byAlice, byNobody] = byName(sdk.spans(), 'execute_tool read_file');
+    expect(byAlice?.attributes).toMatchObject({
+      'enduser.id': 'alice',
+      'user.id': 'alice',
+    });
+    expect(Object.keys(byNobody?.attributes ?? {})).not.toContain('enduser.id');
+    expect(Object.keys(byNobody?.attributes ?? {})).not.toContain('user.id');
   });
 
   test("each span is a child of the caller's active span, and what the tool traces is a child of it", async () => {

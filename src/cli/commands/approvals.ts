@@ -103,7 +103,11 @@ export const command: Command = {
         );
         return 0;
       } catch (error) {
-        if (error instanceof StoreError && (error.code === 'not_found' || error.code === 'not_pending')) {
+        // The CLI decides as the local process; an approval whose rule names its deciders refuses it.
+        if (
+          error instanceof StoreError &&
+          (error.code === 'not_found' || error.code === 'not_pending' || error.code === 'not_allowed')
+        ) {
           io.stderr(`toolpact approvals: ${error.message}\n`);
           return 1;
         }

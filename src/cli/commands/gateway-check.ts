@@ -88,6 +88,7 @@ function printTable(report: GatewayCheck, io: CliIo): void {
   );
   for (const skipped of report.skipped) io.stdout(`\n${skipped.name}: skipped: ${skipped.reason}\n`);
   if (report.policy.length > 0) io.stdout(`\n${report.policy.join('\n')}\n`);
+  if (report.callers.length > 0) io.stdout(`\n${report.callers.join('\n')}\n`);
   for (const server of report.servers) {
     const lines = detailLines(server);
     if (lines.length > 0) io.stdout(`\n${server.name}\n${lines.join('\n')}\n`);

@@ -82,16 +82,19 @@ export function renderPolicyCheck(report: PolicyCheck, where: string): string {
     '',
   ];
   if (report.rules.length > 0) {
+    // The caller column shows only for a policy with rules that test who is calling.
+    const callers = report.rules.some((rule) => rule.principal !== undefined);
     const rows = report.rules.map((rule) => [
       rule.id,
       rule.action,
+      ...(callers ? [rule.principal ?? 'every caller'] : []),
       rule.neverDecides
         ? `never decides: ${rule.neverDecides.why}`
         : rule.carvesOutOf.length > 0
           ? `carve-out of ${rule.carvesOutOf.map((id) => `"${id}"`).join(', ')}`
           : 'decides where it matches',
     ]);
-    lines.push(renderTable(['rule', 'action', 'reach'], rows));
+    lines.push(renderTable(['rule', 'action', ...(callers ? ['caller'] : []), 'reach'], rows));
   }
   if (report.refused.length > 0) {
     lines.push('Refused at load:');
