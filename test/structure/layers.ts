@@ -15,7 +15,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['define', 'schema'],
   ['typed', 'registry'],
   ['calls', 'policy', 'lint', 'search', 'extract'],
-  ['audit', 'sandbox'],
+  ['audit', 'sandbox', 'auth'],
   ['mcp'],
   ['gateway', 'store', 'agent', 'integrations'],
   ['otel', 'ai-sdk', 'langchain', 'openai-agents'],
