@@ -4,7 +4,6 @@
  * roles. Given as a JSON file (`--auth <file>`) or as the same object to the library.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { typoOf } from '../util/closest.js';
 
 /** The asymmetric JWS algorithms an issuer may use (the default allow-list). */
@@ -64,16 +63,6 @@ export interface AuthClaimsConfig {
   readonly roles?: string;
 }
 
-/** How opaque tokens are checked (RFC 7662 token introspection). */
-export interface AuthIntrospectionConfig {
-  /** The introspection endpoint. */
-  readonly endpoint: string;
-  /** The client id this server authenticates with at the endpoint. */
-  readonly clientId: string;
-  /** The name of the environment variable holding the client secret (the secret is never in the file). */
-  readonly clientSecretEnv: string;
-}
-
 /** The authentication configuration (the `--auth` file's content). */
 export interface AuthConfig {
   /**
@@ -89,10 +78,6 @@ export interface AuthConfig {
   readonly leewaySeconds?: number;
   /** Most verified tokens kept until they expire (default 10,000). */
   readonly cacheSize?: number;
-  /** A file of static API keys (relative paths are read from the auth file's folder). */
-  readonly apiKeys?: string;
-  /** Token introspection for opaque (non-JWT) tokens. */
-  readonly introspection?: AuthIntrospectionConfig;
 }
 
 /** An issuer, its defaults filled in. */
@@ -116,9 +101,6 @@ export interface ResolvedAuthConfig {
   readonly claims: { readonly groups: readonly string[]; readonly roles: readonly string[] };
   readonly leewaySeconds: number;
   readonly cacheSize: number;
-  /** Absolute, when given. */
-  readonly apiKeys: string | undefined;
-  readonly introspection: AuthIntrospectionConfig | undefined;
 }
 
 /**
@@ -137,24 +119,13 @@ export class AuthConfigError extends Error {
   }
 }
 
-const TOP_KEYS = [
-  'resource',
-  'issuers',
-  'scopes',
-  'claims',
-  'leewaySeconds',
-  'cacheSize',
-  'apiKeys',
-  'introspection',
-  '$schema',
-];
+const TOP_KEYS = ['resource', 'issuers', 'scopes', 'claims', 'leewaySeconds', 'cacheSize', '$schema'];
 const ISSUER_KEYS = ['issuer', 'algorithms', 'jwksUri', 'jwksCooldownSeconds'];
 const SCOPE_KEYS = ['required', 'tools', 'categories', 'supported'];
 const CLAIM_KEYS = ['groups', 'roles'];
-const INTROSPECTION_KEYS = ['endpoint', 'clientId', 'clientSecretEnv'];
 
 /**
- * Reads and checks an `--auth` file. A relative `apiKeys` path is resolved against the file's folder.
+ * Reads and checks an `--auth` file.
  *
  * @example
  * const config = loadAuthConfig('auth.json');
@@ -181,20 +152,19 @@ export function loadAuthConfig(file: string): ResolvedAuthConfig {
       { cause: error },
     );
   }
-  return resolveAuthConfig(value, { source: file, base: dirname(resolve(file)) });
+  return resolveAuthConfig(value, { source: file });
 }
 
 /**
  * Checks an authentication configuration and fills in its defaults. `source` names it in messages
- * (default `auth`); `base` is the folder a relative `apiKeys` path is resolved against (default the
- * working folder).
+ * (default `auth`).
  *
  * @example
  * resolveAuthConfig({ resource: 'https://mcp.example.com/mcp', issuers: ['https://id.example.com'] });
  */
 export function resolveAuthConfig(
   value: unknown,
-  options: { readonly source?: string; readonly base?: string } = {},
+  options: { readonly source?: string } = {},
 ): ResolvedAuthConfig {
   const source = options.source ?? 'auth';
   const fail = (path: string, message: string): never => {
@@ -240,15 +210,6 @@ export function resolveAuthConfig(
     fail,
   );
   const cacheSize = wholeNumber(top.cacheSize, 10_000, 0, 10_000_000, '$.cacheSize', fail);
-  let apiKeys: string | undefined;
-  if (top.apiKeys !== undefined) {
-    if (typeof top.apiKeys !== 'string' || top.apiKeys === '') {
-      fail('$.apiKeys', `is ${describe(top.apiKeys)}; give the path of the API keys file.`);
-    }
-    apiKeys = resolve(options.base ?? process.cwd(), top.apiKeys as string);
-  }
-  const introspection =
-    top.introspection === undefined ? undefined : introspectionOf(top.introspection, fail);
   return Object.freeze({
     resource,
     issuers: Object.freeze(issuers),
@@ -256,8 +217,6 @@ export function resolveAuthConfig(
     claims: Object.freeze(claims),
     leewaySeconds,
     cacheSize,
-    apiKeys,
-    introspection,
   });
 }
 
@@ -369,36 +328,6 @@ function issuerOf(entry: unknown, path: string, fail: Fail): ResolvedIssuer {
     fail,
   );
   return Object.freeze({ issuer, algorithms, jwksUri, jwksCooldownSeconds });
-}
-
-function introspectionOf(value: unknown, fail: Fail): AuthIntrospectionConfig {
-  const record = objectAt(value, '$.introspection', fail);
-  knownKeys(record, INTROSPECTION_KEYS, '$.introspection', fail);
-  const endpoint = typeof record.endpoint === 'string' ? parseUrl(record.endpoint) : undefined;
-  if (
-    !endpoint ||
-    (endpoint.protocol !== 'https:' && !(endpoint.protocol === 'http:' && isLoopbackName(endpoint.hostname)))
-  ) {
-    return fail(
-      '$.introspection.endpoint',
-      `is ${describe(record.endpoint)}; give the https URL of the introspection endpoint.`,
-    );
-  }
-  for (const key of ['clientId', 'clientSecretEnv'] as const) {
-    if (typeof record[key] !== 'string' || record[key] === '') {
-      fail(
-        `$.introspection.${key}`,
-        key === 'clientId'
-          ? `is ${describe(record[key])}; give the client id this server introspects with.`
-          : `is ${describe(record[key])}; give the name of the environment variable holding the client secret.`,
-      );
-    }
-  }
-  return Object.freeze({
-    endpoint: endpoint.href,
-    clientId: record.clientId as string,
-    clientSecretEnv: record.clientSecretEnv as string,
-  });
 }
 
 function scopeList(value: unknown, path: string, fail: Fail): readonly string[] | undefined {

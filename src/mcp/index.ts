@@ -9,7 +9,6 @@ export {
   type AuthClaimsConfig,
   type AuthConfig,
   AuthConfigError,
-  type AuthIntrospectionConfig,
   type AuthIssuerConfig,
   type AuthScopesConfig,
   DEFAULT_LEEWAY_SECONDS,

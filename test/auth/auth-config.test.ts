@@ -67,15 +67,15 @@ describe('the auth configuration', () => {
     expect(error.message).toContain('auth.json');
   });
 
-  test("a file: a relative apiKeys path is read from the file's folder; bad JSON names the file", () => {
+  test('a file: read and checked; bad JSON and a missing file name the file', () => {
     const folder = mkdtempSync(join(tmpdir(), 'toolpact-auth-'));
     try {
       writeFileSync(
         join(folder, 'auth.json'),
-        JSON.stringify({ ...base, apiKeys: 'keys.json', claims: { roles: 'realm_access.roles' } }),
+        JSON.stringify({ ...base, claims: { roles: 'realm_access.roles' } }),
       );
       const config = loadAuthConfig(join(folder, 'auth.json'));
-      expect(config.apiKeys).toBe(join(folder, 'keys.json'));
+      expect(config.resource).toBe(base.resource);
       expect(config.claims.roles).toEqual(['realm_access', 'roles']);
       writeFileSync(join(folder, 'broken.json'), '{ "resource": ');
       expect(() => loadAuthConfig(join(folder, 'broken.json'))).toThrow(/broken\.json is not valid JSON/);

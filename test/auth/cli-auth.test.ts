@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -10,6 +9,7 @@ import { readGatewayConfig } from '../../src/gateway/config/index.js';
 import { ROOT } from '../mcp/support/wire.js';
 import { toolpactArgs } from '../support/cli-build.js';
 import { startProvider, type TestProvider } from '../support/oidc-provider.js';
+import { freePort } from '../support/postgres.js';
 
 // --auth and --insecure-no-auth through the CLI: the refusal to serve the network unauthenticated,
 // the warning header when told to anyway, and `serve --http --auth` against a real provider.
@@ -38,14 +38,6 @@ function bufferIo() {
     env: {},
   };
   return { io, stderr: () => err.join('') };
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 /** Spawns `toolpact serve`, resolving with the endpoint it prints; `stop` ends it and answers its exit code. */

@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { createServer as createNetServer } from 'node:net';
 import {
   Client,
   ClientCredentialsProvider,
@@ -20,17 +19,18 @@ import {
 } from '../../src/mcp/index.js';
 import {
   CONFIDENTIAL_CLIENT,
+  freePort,
   PUBLIC_CLIENT,
   signIn,
   startProvider,
   type TestProvider,
 } from '../support/oidc-provider.js';
+import { call } from './support.js';
 
 // toolpact as an OAuth resource server against a real OpenID provider (oidc-provider 8, in process):
 // the protected resource metadata, the 401 and 403 challenges, hostile tokens (each refused before any
 // tool runs), the v2 SDK client's own OAuth flows, and the issuer rotating its signing key.
 
-const VERSION = '2026-07-28';
 let provider: TestProvider;
 let server: RunningHttpServer;
 let resource: string;
@@ -61,54 +61,12 @@ function tools(): Registry {
   ]);
 }
 
-async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 function config(extra: Partial<AuthConfig> = {}): AuthConfig {
   return {
     resource,
     issuers: [{ issuer: provider.issuer, jwksCooldownSeconds: 30 }],
     scopes: { required: ['tools:read'], categories: { write: ['tools:write'] } },
     ...extra,
-  };
-}
-
-/** A revision 2026-07-28 `tools/call` of `name`, raw, with the given Authorization header. */
-async function call(url: string, name: string, authorization?: string) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': VERSION,
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-      ...(authorization ? { authorization } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: {},
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': VERSION,
-          'io.modelcontextprotocol/clientCapabilities': {},
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-        },
-      },
-    }),
-  });
-  return {
-    status: response.status,
-    challenge: response.headers.get('www-authenticate') ?? '',
-    body: await response.text(),
   };
 }
 
@@ -367,6 +325,36 @@ describe('the v2 SDK client', () => {
     expect(JSON.stringify(result.content)).toContain('seen');
     expect(runs.read).toBe(before + 1);
     await second.close();
+  });
+});
+
+describe('2025 sessions', () => {
+  test("a session belongs to the caller that opened it: another caller's valid token does not reach into it", async () => {
+    const post = (token: string, body: object, session?: string) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+          ...(session ? { 'mcp-session-id': session } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const alice = await forge({ sub: 'alice', scope: 'tools:read' });
+    const bob = await forge({ sub: 'bob', scope: 'tools:read' });
+    const opened = await post(alice, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    expect(opened.status).toBe(200);
+    const session = opened.headers.get('mcp-session-id')!;
+    expect(session).toBeTruthy();
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    expect((await post(bob, list, session)).status).toBe(404);
+    expect((await post(alice, list, session)).status).toBe(200);
   });
 });
 

@@ -15,7 +15,8 @@ import {
   serveRegistry,
 } from '../../src/mcp/index.js';
 import { definePolicy, openAuditLog } from '../../src/policy/index.js';
-import { CONFIDENTIAL_CLIENT, startProvider, type TestProvider } from '../support/oidc-provider.js';
+import { CONFIDENTIAL_CLIENT, freePort, startProvider, type TestProvider } from '../support/oidc-provider.js';
+import { call } from './support.js';
 
 // Tokens stop here: a caller's access token authenticates it to toolpact and goes no further. The
 // upstream MCP server of an imported tool sits behind a recorder that keeps the headers of every
@@ -63,10 +64,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
   const recorderUrl = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}/mcp`;
   folder = mkdtempSync(join(tmpdir(), 'toolpact-tokens-'));
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const port = await freePort();
   front = await serveRegistry(
     async (options) => {
       const registry = new Registry(options);
@@ -93,34 +91,9 @@ afterAll(async () => {
 test('the imported tool runs for an authenticated caller; the upstream never sees the token; the audit names the caller', async () => {
   const token = await provider.clientCredentialsToken(front.url!, 'tools:read');
   const before = seen.length;
-  const response = await fetch(front.url!, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'shout',
-      authorization: `Bearer ${token}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'tools/call',
-      params: {
-        name: 'shout',
-        arguments: { text: 'quiet' },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-        },
-      },
-    }),
-  });
-  const body = await response.text();
-  expect(response.status, body).toBe(200);
-  expect(body).toContain('QUIET');
+  const answer = await call(front.url!, 'shout', `Bearer ${token}`, { text: 'quiet' });
+  expect(answer.status, answer.body).toBe(200);
+  expect(answer.body).toContain('QUIET');
   // The call reached the upstream through the recorder, and nothing it got carries the token.
   expect(seen.length).toBeGreaterThan(before);
   for (const headers of seen) {

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import Provider from 'oidc-provider';
 
@@ -190,4 +190,13 @@ export async function signIn(authorizationUrl: URL, user: string): Promise<URLSe
     url = new URL(next, url).href;
   }
   throw new Error('too many redirects signing in');
+}
+
+/** A loopback port that was free a moment ago (for a server whose URL must be known before it starts). */
+export async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
