@@ -245,6 +245,14 @@ export function createAuthenticator(
         currentDate: new Date(now()),
       }));
     } catch (error) {
+      // The keys could not be fetched: the issuer's trouble, not the token's.
+      if (error instanceof joseErrors.JWKSTimeout || !(error instanceof joseErrors.JOSEError)) {
+        return refuse(
+          503,
+          undefined,
+          `The keys of ${keys.settings.issuer} cannot be fetched to verify the token. Try again shortly.`,
+        );
+      }
       return refuse(401, 'invalid_token', rejection(error, keys.settings, resolved.resource));
     }
     const principal = principalOf(payload, resolved);
@@ -478,9 +486,6 @@ function rejection(error: unknown, issuer: ResolvedIssuer, resource: string): st
   }
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
     return 'The access token signature does not verify. Get a new token from the issuer.';
-  }
-  if (error instanceof joseErrors.JWKSTimeout) {
-    return `The keys of ${issuer.issuer} could not be fetched in time to verify the token. Try again.`;
   }
   return 'The access token is not valid. Get a new one from a trusted issuer.';
 }

@@ -392,6 +392,18 @@ describe('key rotation', () => {
 });
 
 describe('the authenticator on its own', () => {
+  test("keys that cannot be fetched are the issuer's trouble: 503, no challenge, not invalid_token", async () => {
+    const port = await freePort();
+    const auth = createAuthenticator({
+      ...config(),
+      issuers: [{ issuer: provider.issuer, jwksUri: `http://127.0.0.1:${port}/jwks` }],
+    });
+    const token = await provider.clientCredentialsToken(resource, 'tools:read');
+    const outcome = await auth.authenticate(`Bearer ${token}`);
+    expect(outcome).toMatchObject({ ok: false, status: 503, error: undefined, wwwAuthenticate: undefined });
+    expect(outcome.ok === false && outcome.message).toMatch(/cannot be fetched.*Try again/);
+  });
+
   test('a verified token is answered from the cache until it expires: the JWKS is not fetched again', async () => {
     const auth = createAuthenticator(config());
     const token = await provider.clientCredentialsToken(resource, 'tools:read');
