@@ -5,6 +5,7 @@ import { VERSION } from './version.js';
 const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Command }> } = {
   approvals: () => import('./commands/approvals.js'),
   audit: () => import('./commands/audit.js'),
+  auth: () => import('./commands/auth.js'),
   call: () => import('./commands/call.js'),
   gateway: () => import('./commands/gateway.js'),
   gen: () => import('./commands/gen.js'),
