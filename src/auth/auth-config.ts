@@ -4,6 +4,7 @@
  * roles. Given as a JSON file (`--auth <file>`) or as the same object to the library.
  */
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { typoOf } from '../util/closest.js';
 
 /** The asymmetric JWS algorithms an issuer may use (the default allow-list). */
@@ -63,6 +64,18 @@ export interface AuthClaimsConfig {
   readonly roles?: string;
 }
 
+/** How opaque (non-JWT) tokens are checked: RFC 7662 introspection at the authorization server. */
+export interface AuthIntrospectionConfig {
+  /** The introspection endpoint (default: the `introspection_endpoint` of the first issuer's metadata). */
+  readonly endpoint?: string;
+  /** This server's client id at the authorization server. */
+  readonly clientId: string;
+  /** The environment variable holding the client secret (the secret is never in the file). */
+  readonly clientSecretEnv: string;
+  /** The longest an active answer is reused, in seconds (default 60). */
+  readonly cacheMaxAgeSeconds?: number;
+}
+
 /** The authentication configuration (the `--auth` file's content). */
 export interface AuthConfig {
   /**
@@ -78,6 +91,10 @@ export interface AuthConfig {
   readonly leewaySeconds?: number;
   /** Most verified tokens kept until they expire (default 10,000). */
   readonly cacheSize?: number;
+  /** A file of static API keys (`toolpact auth`); a relative path is read from the auth file's folder. */
+  readonly apiKeys?: string;
+  /** Introspection of opaque tokens. */
+  readonly introspection?: AuthIntrospectionConfig;
 }
 
 /** An issuer, its defaults filled in. */
@@ -101,6 +118,9 @@ export interface ResolvedAuthConfig {
   readonly claims: { readonly groups: readonly string[]; readonly roles: readonly string[] };
   readonly leewaySeconds: number;
   readonly cacheSize: number;
+  /** Absolute, when given. */
+  readonly apiKeys: string | undefined;
+  readonly introspection: AuthIntrospectionConfig | undefined;
 }
 
 /**
@@ -123,6 +143,7 @@ const TOP_KEYS = ['resource', 'issuers', 'scopes', 'claims', 'leewaySeconds', 'c
 const ISSUER_KEYS = ['issuer', 'algorithms', 'jwksUri', 'jwksCooldownSeconds'];
 const SCOPE_KEYS = ['required', 'tools', 'categories', 'supported'];
 const CLAIM_KEYS = ['groups', 'roles'];
+const INTROSPECTION_KEYS = ['endpoint', 'clientId', 'clientSecretEnv', 'cacheMaxAgeSeconds'];
 
 /**
  * Reads and checks an `--auth` file.
@@ -152,19 +173,19 @@ export function loadAuthConfig(file: string): ResolvedAuthConfig {
       { cause: error },
     );
   }
-  return resolveAuthConfig(value, { source: file });
+  return resolveAuthConfig(value, { source: file, base: dirname(resolve(file)) });
 }
 
 /**
  * Checks an authentication configuration and fills in its defaults. `source` names it in messages
- * (default `auth`).
+ * (default `auth`); a relative `apiKeys` path is read from `base` (default the working folder).
  *
  * @example
  * resolveAuthConfig({ resource: 'https://mcp.example.com/mcp', issuers: ['https://id.example.com'] });
  */
 export function resolveAuthConfig(
   value: unknown,
-  options: { readonly source?: string } = {},
+  options: { readonly source?: string; readonly base?: string } = {},
 ): ResolvedAuthConfig {
   const source = options.source ?? 'auth';
   const fail = (path: string, message: string): never => {
@@ -210,6 +231,15 @@ export function resolveAuthConfig(
     fail,
   );
   const cacheSize = wholeNumber(top.cacheSize, 10_000, 0, 10_000_000, '$.cacheSize', fail);
+  let apiKeys: string | undefined;
+  if (top.apiKeys !== undefined) {
+    if (typeof top.apiKeys !== 'string' || top.apiKeys === '') {
+      fail('$.apiKeys', `is ${describe(top.apiKeys)}; give the path of the API keys file (toolpact auth).`);
+    }
+    apiKeys = resolve(options.base ?? process.cwd(), top.apiKeys as string);
+  }
+  const introspection =
+    top.introspection === undefined ? undefined : introspectionOf(top.introspection, fail);
   return Object.freeze({
     resource,
     issuers: Object.freeze(issuers),
@@ -217,6 +247,8 @@ export function resolveAuthConfig(
     claims: Object.freeze(claims),
     leewaySeconds,
     cacheSize,
+    apiKeys,
+    introspection,
   });
 }
 
@@ -328,6 +360,48 @@ function issuerOf(entry: unknown, path: string, fail: Fail): ResolvedIssuer {
     fail,
   );
   return Object.freeze({ issuer, algorithms, jwksUri, jwksCooldownSeconds });
+}
+
+function introspectionOf(value: unknown, fail: Fail): AuthIntrospectionConfig {
+  const record = objectAt(value, '$.introspection', fail);
+  knownKeys(record, INTROSPECTION_KEYS, '$.introspection', fail);
+  let endpoint: string | undefined;
+  if (record.endpoint !== undefined) {
+    const url = typeof record.endpoint === 'string' ? parseUrl(record.endpoint) : undefined;
+    if (!url || (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackName(url.hostname)))) {
+      return fail(
+        '$.introspection.endpoint',
+        `is ${describe(record.endpoint)}; give the https URL of the introspection endpoint.`,
+      );
+    }
+    endpoint = url.href;
+  }
+  if (typeof record.clientId !== 'string' || record.clientId === '') {
+    return fail('$.introspection.clientId', `is ${describe(record.clientId)}; give this server's client id.`);
+  }
+  if (
+    typeof record.clientSecretEnv !== 'string' ||
+    !/^[A-Za-z_][A-Za-z0-9_]*$/.test(record.clientSecretEnv)
+  ) {
+    return fail(
+      '$.introspection.clientSecretEnv',
+      `is ${describe(record.clientSecretEnv)}; give the name of the environment variable holding the client secret.`,
+    );
+  }
+  const cacheMaxAgeSeconds = wholeNumber(
+    record.cacheMaxAgeSeconds,
+    60,
+    0,
+    86_400,
+    '$.introspection.cacheMaxAgeSeconds',
+    fail,
+  );
+  return Object.freeze({
+    ...(endpoint ? { endpoint } : {}),
+    clientId: record.clientId,
+    clientSecretEnv: record.clientSecretEnv,
+    cacheMaxAgeSeconds,
+  });
 }
 
 function scopeList(value: unknown, path: string, fail: Fail): readonly string[] | undefined {

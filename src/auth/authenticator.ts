@@ -13,8 +13,10 @@ import {
   jwtVerify,
 } from 'jose';
 import { PRINCIPAL_EXTRA_KEY, type Principal } from '../dispatch/principal.js';
+import { loadApiKeys } from './api-keys.js';
 import {
   type AuthConfig,
+  AuthConfigError,
   canonicalResource,
   type ResolvedAuthConfig,
   type ResolvedIssuer,
@@ -305,9 +307,8 @@ export function createAuthenticator(
         const outcome = await options.introspect(token);
         if (!outcome.active)
           return refuse(401, 'invalid_token', `The access token is not active: ${outcome.reason}.`);
-        const accepted = accept(outcome.principal, outcome.expiresAt);
-        if (outcome.expiresAt !== undefined) remember(token, accepted, outcome.expiresAt * 1000);
-        return withRequired(accepted);
+        // Not cached here: the introspector keeps answers only as long as its own limit, for revocation.
+        return withRequired(accept(outcome.principal, outcome.expiresAt));
       }
       return refuse(
         401,
@@ -333,6 +334,69 @@ export function createAuthenticator(
       );
     },
   };
+}
+
+/**
+ * The authenticator of a configuration with what it names loaded: the API keys file, and the
+ * introspection client with its secret read from `env`. A file or secret that cannot be used is an
+ * {@link AuthConfigError}.
+ *
+ * @example
+ * const auth = await openAuthenticator(loadAuthConfig('auth.json'));
+ */
+export async function openAuthenticator(
+  config: AuthConfig | ResolvedAuthConfig,
+  env: { readonly [name: string]: string | undefined } = process.env,
+): Promise<Authenticator> {
+  const resolved = isResolved(config) ? config : resolveAuthConfig(config);
+  let apiKeys: ApiKeyCheck | undefined;
+  if (resolved.apiKeys !== undefined) {
+    try {
+      apiKeys = await loadApiKeys(resolved.apiKeys);
+    } catch (error) {
+      throw new AuthConfigError(
+        '$.apiKeys',
+        `The API keys file ${resolved.apiKeys} cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  }
+  let introspect: AuthenticatorOptions['introspect'];
+  const settings = resolved.introspection;
+  if (settings) {
+    const secret = env[settings.clientSecretEnv];
+    if (!secret) {
+      throw new AuthConfigError(
+        '$.introspection.clientSecretEnv',
+        `introspection needs the client secret in the environment variable ${settings.clientSecretEnv}, which is not set. Set it, or drop introspection.`,
+      );
+    }
+    const { introspector } = await import('./introspection.js');
+    try {
+      introspect = introspector({
+        ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+        issuer: resolved.issuers[0]!.issuer,
+        clientId: settings.clientId,
+        clientSecret: secret,
+        audience: resolved.resource,
+        groupsClaim: resolved.claims.groups.join('.'),
+        rolesClaim: resolved.claims.roles.join('.'),
+        ...(settings.cacheMaxAgeSeconds !== undefined
+          ? { cacheMaxAgeSeconds: settings.cacheMaxAgeSeconds }
+          : {}),
+      });
+    } catch (error) {
+      throw new AuthConfigError(
+        '$.introspection',
+        `introspection cannot be set up: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  }
+  return createAuthenticator(resolved, {
+    ...(apiKeys ? { apiKeys } : {}),
+    ...(introspect ? { introspect } : {}),
+  });
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import type { AuthConfig, ResolvedAuthConfig } from '../auth/auth-config.js';
-import { type Authenticator, type AuthRefusal, createAuthenticator } from '../auth/authenticator.js';
+import { type Authenticator, type AuthRefusal, openAuthenticator } from '../auth/authenticator.js';
 import { type Principal, principalKey } from '../dispatch/principal.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
@@ -195,7 +195,7 @@ export async function serveHttp(
     );
   }
   const loopback = isLoopbackHost(host);
-  const auth = authenticatorOf(options.auth);
+  const auth = await authenticatorOf(options.auth);
   if (!loopback && !auth && !options.insecureNoAuth) {
     throw new ToolDefinitionError(
       'invalid_option',
@@ -437,11 +437,11 @@ export async function serveHttp(
   };
 }
 
-function authenticatorOf(auth: HttpServeOptions['auth']): Authenticator | undefined {
+async function authenticatorOf(auth: HttpServeOptions['auth']): Promise<Authenticator | undefined> {
   if (auth === undefined) return undefined;
   return 'authenticate' in auth && typeof auth.authenticate === 'function'
     ? auth
-    : createAuthenticator(auth as AuthConfig | ResolvedAuthConfig);
+    : openAuthenticator(auth as AuthConfig | ResolvedAuthConfig);
 }
 
 // The tool a `tools/call` names (through `call_tool`, the tool it calls), with its category.

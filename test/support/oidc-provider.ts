@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import Provider from 'oidc-provider';
+// @ts-expect-error oidc-provider 8 ships no type declarations; the part used here is typed below.
+import OidcProvider from 'oidc-provider';
 
 /**
  * panva's oidc-provider (8.x: 9.x needs Node 22), in process on a loopback port: a confidential client
@@ -30,6 +31,16 @@ export const USERS: Readonly<Record<string, readonly string[]>> = {
   bob: ['leads', 'developers'],
 };
 export const SCOPES = ['tools:read', 'tools:write', 'tools:admin'];
+
+/** The part of oidc-provider's API the test provider uses. */
+interface Provider {
+  proxy: boolean;
+  callback(): (
+    request: import('node:http').IncomingMessage,
+    response: import('node:http').ServerResponse,
+  ) => void;
+}
+const Provider = OidcProvider as new (issuer: string, configuration: Record<string, unknown>) => Provider;
 
 interface Key {
   readonly privateJwk: JWK;
