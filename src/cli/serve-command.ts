@@ -1,4 +1,6 @@
 /** Serving a command's tools until a signal: the resources the flags name, `serveRegistry`, its messages. */
+import { resolve } from 'node:path';
+import { AuthConfigError, loadAuthConfig, type ResolvedAuthConfig } from '../auth/auth-config.js';
 import type { UpstreamCallWrapper } from '../gateway/upstream.js';
 import type { RegistryServer, ServedTools, ServeRegistryOptions } from '../mcp/index.js';
 import type { Policy } from '../policy/policy.js';
@@ -19,6 +21,8 @@ export interface ServeToolsOptions extends Pick<ServeRegistryOptions, 'fallbackA
   readonly command: string;
   readonly flags: ParsedArgs['flags'];
   readonly policy: Policy;
+  /** The auth file when `--auth` is not given (the gateway config's `toolpact.auth`), absolute. */
+  readonly auth?: string;
   /** `--search` is on without the flag (the gateway's config can ask for it), with this `--max-loaded`. */
   readonly search?: { readonly maxLoaded?: number };
   /** Builds the tools; with `--otel`, `wrapUpstreamCall` makes a span of each upstream request. */
@@ -39,6 +43,12 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
   const { flags, command } = options;
   const mapped = servingFlags(flags, options.search);
   const { http } = mapped;
+  const auth = http ? authOption(flags, options.auth, io.cwd) : undefined;
+  if (http && !auth && !http.insecureNoAuth && !(await import('../mcp/index.js')).isLoopbackHost(http.host)) {
+    throw new UsageError(
+      `--host ${http.host} is reachable from the network, and no --auth is given: anyone who reaches the port could call the tools. Give --auth <file> (an OAuth resource server configuration; see docs/auth.md), or --insecure-no-auth when a proxy in front authenticates (every response then carries a Toolpact-Warning header).`,
+    );
+  }
   const stop = stopSignal();
   let audit: ReturnType<typeof openAuditOption>;
   let store: Awaited<ReturnType<typeof openStoreOption>>;
@@ -66,6 +76,7 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
           ...(store ? { store } : {}),
           ...(otel && telemetry ? { telemetry: otel.servingTelemetry(telemetry) } : {}),
           ...mapped,
+          ...(http && auth ? { http: { ...http, auth } } : {}),
           ...(options.fallbackApprover ? { fallbackApprover: options.fallbackApprover } : {}),
           env: io.env,
           ...(http
@@ -102,9 +113,13 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
         `toolpact ${command}: no TOOLPACT_STATE_KEY, so approvals of 2026-07-28 clients are sealed with a key of this process only (another replica, or this one after a restart, cannot complete them). Set TOOLPACT_STATE_KEY to 32 random bytes (openssl rand -hex 32) on every replica.\n`,
       );
     }
-    if (!mcp.isLoopbackHost(http.host)) {
+    if (auth) {
       io.stderr(
-        `toolpact ${command}: listening on ${http.host}, reachable from the network, with no authentication. Put it behind a proxy that authenticates.\n`,
+        `toolpact ${command}: authenticating requests as the resource ${auth.resource} (issuers: ${auth.issuers.map((each) => each.issuer).join(', ')}).\n`,
+      );
+    } else if (!mcp.isLoopbackHost(http.host)) {
+      io.stderr(
+        `toolpact ${command}: listening on ${http.host}, reachable from the network, with no authentication (--insecure-no-auth); every response carries a Toolpact-Warning header. Put it behind a proxy that authenticates, or give --auth.\n`,
       );
     }
     io.stderr(
@@ -119,6 +134,22 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
     audit?.close();
     await store?.close();
     await telemetry?.shutdown();
+  }
+}
+
+/** The auth configuration `--auth` (else the command's own file) names, read and checked. */
+function authOption(
+  flags: ParsedArgs['flags'],
+  fallback: string | undefined,
+  cwd: string,
+): ResolvedAuthConfig | undefined {
+  const file = typeof flags.auth === 'string' ? resolve(cwd, flags.auth) : fallback;
+  if (file === undefined) return undefined;
+  try {
+    return loadAuthConfig(file);
+  } catch (error) {
+    if (error instanceof AuthConfigError) throw new UsageError(`--auth: ${error.message}`);
+    throw error;
   }
 }
 

@@ -22,6 +22,8 @@ export const SERVE_FLAGS: FlagSpec = {
   search: 'boolean',
   'always-loaded': 'string',
   'max-loaded': 'string',
+  auth: 'string',
+  'insecure-no-auth': 'boolean',
 };
 
 /** The usage lines of the serving flags. */
@@ -32,6 +34,10 @@ export const SERVE_FLAG_USAGE = [
   '  --path <path>   HTTP endpoint path (default /mcp)',
   '  --stateless     no sessions for 2025 clients either: any replica can answer any request (they lose',
   '                  list_changed and elicitation). Revision 2026-07-28 requests never have a session.',
+  '  --auth <file>   authenticate every request as an OAuth resource server (see docs/auth.md):',
+  "                  trusted issuers, this server's resource URI, required scopes, group claims",
+  '  --insecure-no-auth  serve a non-loopback --host without --auth (refused otherwise); every',
+  '                  response then carries a Toolpact-Warning header',
   '  --allow-origin  browser origins allowed besides loopback ones, comma-separated',
   '  --session-idle <s> close a 2025 session with no request open for this many seconds (default 1800)',
   '  --sessions-per-client <n> 2025 sessions one remote address holds (default 32); past it, its least',
@@ -86,7 +92,16 @@ export function servingFlags(flags: ParsedArgs['flags'], search?: { readonly max
 /** The HTTP options the flags give, checked; undefined without `--http`. */
 function httpOption(flags: ParsedArgs['flags']) {
   const sessionFlags = ['session-idle', 'sessions-per-client'] as const;
-  for (const flag of ['port', 'host', 'path', 'stateless', 'allow-origin', ...sessionFlags] as const) {
+  const httpFlags = [
+    'port',
+    'host',
+    'path',
+    'stateless',
+    'allow-origin',
+    'auth',
+    'insecure-no-auth',
+  ] as const;
+  for (const flag of [...httpFlags, ...sessionFlags] as const) {
     if (flags.http !== true && flags[flag] !== undefined)
       throw new UsageError(`--${flag} applies only with --http.`);
     if (flags.stateless === true && flags[flag] !== undefined && sessionFlags.includes(flag as never)) {
@@ -110,6 +125,7 @@ function httpOption(flags: ParsedArgs['flags']) {
       ? {}
       : { maxSessionsPerClient: wholeNumberFlag('sessions-per-client', perClient, 1, 1000) }),
     ...(typeof flags['allow-origin'] === 'string' ? { allowedOrigins: listOf(flags['allow-origin']) } : {}),
+    ...(flags['insecure-no-auth'] === true ? { insecureNoAuth: true } : {}),
   };
 }
 

@@ -4,6 +4,30 @@
  * and HTTP stacks load only when used, and the root entry loads none of it.
  */
 
+export {
+  ASYMMETRIC_ALGORITHMS,
+  type AuthClaimsConfig,
+  type AuthConfig,
+  AuthConfigError,
+  type AuthIssuerConfig,
+  type AuthScopesConfig,
+  DEFAULT_LEEWAY_SECONDS,
+  loadAuthConfig,
+  type ResolvedAuthConfig,
+  type ResolvedIssuer,
+  resolveAuthConfig,
+} from '../auth/auth-config.js';
+export {
+  type ApiKeyCheck,
+  type AuthAccepted,
+  type Authenticator,
+  type AuthenticatorOptions,
+  type AuthOutcome,
+  type AuthRefusal,
+  createAuthenticator,
+  type IntrospectedToken,
+  type VerifiedAuthInfo,
+} from '../auth/authenticator.js';
 export { upgradeSchema } from '../schema/upgrade-schema.js';
 export { type TraceContext, traceContextOf } from '../util/trace-context.js';
 export {
@@ -62,7 +86,12 @@ export {
   type UsedStateClaim,
   type UsedStateStore,
 } from './request-state.js';
-export { type HttpServeOptions, type RunningHttpServer, serveHttp } from './serve-http.js';
+export {
+  type HttpServeOptions,
+  INSECURE_WARNING_HEADER,
+  type RunningHttpServer,
+  serveHttp,
+} from './serve-http.js';
 export {
   type RegistryServer,
   type ServedTools,

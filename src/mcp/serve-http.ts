@@ -10,6 +10,9 @@ import {
   type Server,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
+import type { AuthConfig, ResolvedAuthConfig } from '../auth/auth-config.js';
+import { type Authenticator, type AuthRefusal, openAuthenticator } from '../auth/authenticator.js';
+import { type Principal, principalKey } from '../dispatch/principal.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
 import {
@@ -99,7 +102,23 @@ export interface HttpServeOptions extends McpServerOptions {
    * (`PostgresStore.eventBus()`), so a change on one replica reaches the streams open on all of them.
    */
   readonly bus?: ServerEventBus;
+  /**
+   * Authenticate every request as an OAuth resource server: an auth configuration (see `docs/auth.md`)
+   * or an authenticator made from one (`createAuthenticator`). The protected resource metadata is served
+   * at `/.well-known/oauth-protected-resource` (and its path-aware form); a request without a valid
+   * token is answered 401, one without a scope it needs 403, and the token is never handed on.
+   */
+  readonly auth?: AuthConfig | ResolvedAuthConfig | Authenticator;
+  /**
+   * Serve a non-loopback address without `auth` (refused otherwise). Every response then carries the
+   * `Toolpact-Warning` header. For a network that is private, or a proxy in front that authenticates.
+   */
+  readonly insecureNoAuth?: boolean;
 }
+
+/** The header on every response of a server reachable from the network without authentication. */
+export const INSECURE_WARNING_HEADER = 'Toolpact-Warning';
+const INSECURE_WARNING = 'no-auth: reachable from the network and authenticates no one';
 
 /** A listening MCP HTTP server. */
 export interface RunningHttpServer {
@@ -118,6 +137,8 @@ interface Session extends SessionUse {
   readonly transport: NodeStreamableHTTPServerTransport;
   lastActive: number;
   inFlight: number;
+  /** The principal that opened the session (its key); only it may use the session. */
+  readonly owner: string | undefined;
 }
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
@@ -174,6 +195,14 @@ export async function serveHttp(
     );
   }
   const loopback = isLoopbackHost(host);
+  const auth = await authenticatorOf(options.auth);
+  if (!loopback && !auth && !options.insecureNoAuth) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `host is ${JSON.stringify(host)}, reachable from the network, and no auth is configured: anyone who reaches the port could call the tools. Give auth (an OAuth resource server configuration; see docs/auth.md), bind 127.0.0.1, or set insecureNoAuth when something in front authenticates.`,
+    );
+  }
+  const insecure = !loopback && !auth;
   const policy = {
     loopback,
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
@@ -204,7 +233,9 @@ export async function serveHttp(
     response: ServerResponse,
     method: string,
     body: unknown,
+    principal: Principal | undefined,
   ): Promise<void> => {
+    const owner = principal ? principalKey(principal) : undefined;
     if (options.stateless) {
       if (method !== 'POST') {
         response.setHeader('Allow', 'POST');
@@ -223,7 +254,8 @@ export async function serveHttp(
     const sessionId = firstHeader(request.headers['mcp-session-id']);
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
-      if (!session) {
+      // A session belongs to whoever opened it: another caller's token does not reach into it.
+      if (!session || session.owner !== owner) {
         return rpcError(
           response,
           404,
@@ -268,7 +300,7 @@ export async function serveHttp(
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { server, transport, client, lastActive: Date.now(), inFlight: 0 });
+        sessions.set(id, { server, transport, client, lastActive: Date.now(), inFlight: 0, owner });
         // Initializes of one client that ran side by side each saw room; the newest stays.
         const extra = new Map(sessions);
         extra.delete(id);
@@ -303,8 +335,14 @@ export async function serveHttp(
   );
   sweep.unref();
 
+  const metadataPaths = new Set(
+    auth ? [...auth.metadataPaths, `/.well-known/oauth-protected-resource${path}`] : [],
+  );
+  const metadataBody = auth ? JSON.stringify(auth.metadata) : '';
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    if (insecure) response.setHeader(INSECURE_WARNING_HEADER, INSECURE_WARNING);
     const url = new URL(request.url ?? '/', 'http://localhost');
+    if (metadataPaths.has(url.pathname)) return serveMetadata(request, response, metadataBody);
     if (url.pathname !== path) return plain(response, 404, `Not found. The MCP endpoint is ${path}.`);
     const refusal = checkRequestOrigin(
       { host: request.headers.host, origin: firstHeader(request.headers.origin) },
@@ -319,8 +357,17 @@ export async function serveHttp(
         canonical.port === undefined ? canonical.hostname : `${canonical.hostname}:${canonical.port}`;
     }
 
+    let principal: Principal | undefined;
+    if (auth) {
+      const outcome = await auth.authenticate(firstHeader(request.headers.authorization));
+      if (!outcome.ok) return refuseAuth(response, outcome);
+      // The transports hand `auth` to the server as the request's authInfo (the token is not in it).
+      (request as IncomingMessage & { auth?: unknown }).auth = outcome.authInfo;
+      principal = outcome.principal;
+    }
+
     const method = request.method ?? 'GET';
-    if (method !== 'POST') return serveLegacy(request, response, method, undefined);
+    if (method !== 'POST') return serveLegacy(request, response, method, undefined, principal);
     if (!isJsonContentType(firstHeader(request.headers['content-type']))) {
       return rpcError(response, 415, -32000, 'Send the request as Content-Type: application/json.');
     }
@@ -330,6 +377,11 @@ export async function serveHttp(
       return refuseBody(request, response, failure);
     }
     const body = read.value;
+    if (auth && principal) {
+      const call = calledTool(body, registry);
+      const refused = call && auth.checkCall(principal, call.name, call.category);
+      if (refused) return refuseAuth(response, refused);
+    }
     // The era is a property of each request: an enveloped one (or one that claims the modern era in its
     // headers, even wrongly, so that the strict handler can say what is wrong) is modern.
     const route = classifyInboundRequest({
@@ -340,7 +392,7 @@ export async function serveHttp(
       body,
     });
     const legacy = route.kind === 'legacy' && !isBareDiscover(body, request);
-    if (legacy) return serveLegacy(request, response, method, body);
+    if (legacy) return serveLegacy(request, response, method, body, principal);
     await serveModern(request, response, body);
   };
 
@@ -383,6 +435,55 @@ export async function serveHttp(
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+async function authenticatorOf(auth: HttpServeOptions['auth']): Promise<Authenticator | undefined> {
+  if (auth === undefined) return undefined;
+  return 'authenticate' in auth && typeof auth.authenticate === 'function'
+    ? auth
+    : openAuthenticator(auth as AuthConfig | ResolvedAuthConfig);
+}
+
+// The tool a `tools/call` names (through `call_tool`, the tool it calls), with its category.
+function calledTool(
+  body: unknown,
+  registry: Registry,
+): { readonly name: string; readonly category: string | undefined } | undefined {
+  if (body === null || typeof body !== 'object' || (body as { method?: unknown }).method !== 'tools/call') {
+    return undefined;
+  }
+  const params = (body as { params?: { name?: unknown; arguments?: { name?: unknown } } }).params;
+  let name = params?.name;
+  if (typeof name !== 'string') return undefined;
+  if (!registry.has(name) && name === 'call_tool' && typeof params?.arguments?.name === 'string') {
+    name = params.arguments.name;
+  }
+  const tool = registry.get(name as string);
+  return { name: name as string, category: tool?.contract.category };
+}
+
+// The protected resource metadata (RFC 9728): public, readable from any origin.
+function serveMetadata(request: IncomingMessage, response: ServerResponse, body: string): void {
+  response.setHeader('Access-Control-Allow-Origin', '*');
+  if (request.method === 'OPTIONS') {
+    response.writeHead(204, { 'Access-Control-Allow-Methods': 'GET', 'Access-Control-Allow-Headers': '*' });
+    response.end();
+    return;
+  }
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    response.setHeader('Allow', 'GET, HEAD');
+    plain(response, 405, 'The protected resource metadata is read with GET.');
+    return;
+  }
+  response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' });
+  response.end(request.method === 'HEAD' ? undefined : body);
+}
+
+// An authentication refusal: the status and WWW-Authenticate of RFC 6750, the reason as a JSON-RPC error.
+function refuseAuth(response: ServerResponse, refusal: AuthRefusal): void {
+  if (refusal.wwwAuthenticate) response.setHeader('WWW-Authenticate', refusal.wwwAuthenticate);
+  if (refusal.status === 503) response.setHeader('Retry-After', '5');
+  rpcError(response, refusal.status, -32000, refusal.message, { reason: refusal.error ?? 'no_token' });
 }
 
 // A `server/discover` without an envelope or a session is a probe that only the modern era knows:

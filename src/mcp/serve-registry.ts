@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ServerEventBus } from '@modelcontextprotocol/server';
 import { type AuditSink, combineAuditSinks } from '../audit/audit-sink.js';
+import { ToolDefinitionError } from '../errors/index.js';
 import { definePolicy } from '../policy/define-policy.js';
 import type { Policy } from '../policy/policy.js';
 import { createPolicyGate, type PolicyGate } from '../policy/policy-gate.js';
@@ -93,6 +94,11 @@ export interface ServeRegistryOptions extends Pick<McpServerOptions, 'name' | 'v
   /** Serve Streamable HTTP with these options (`port` 0 picks a free one) instead of stdio. */
   readonly http?: Omit<HttpServeOptions, keyof McpServerOptions | 'requestState' | 'bus'>;
   /**
+   * Authenticate every HTTP request as an OAuth resource server (the same as `http.auth`; see
+   * `docs/auth.md`). HTTP only: over stdio the client is the process that started the server.
+   */
+  readonly auth?: HttpServeOptions['auth'];
+  /**
    * Over stdio, what to read (default `process.stdin`). A function is given the served tools and
    * answers the stream, taking charge of their `begin` and `ready` (to answer `initialize` before
    * the tools are ready, say).
@@ -164,6 +170,12 @@ export async function serveRegistry(
   tools: Registry | ServedToolsBuilder,
   options: ServeRegistryOptions = {},
 ): Promise<RegistryServer> {
+  if (options.auth !== undefined && !options.http) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      'auth is given but not http: authentication applies to HTTP serving only (over stdio the client is the process that started the server). Give http options too, or drop auth.',
+    );
+  }
   const policy = options.policy ?? definePolicy({ rules: [] });
   const store = options.store;
   const requestState =
@@ -222,7 +234,12 @@ export async function serveRegistry(
     let ended: Promise<void>;
     if (http) {
       try {
-        running = await serveHttp(registry, { ...common, ...http, ...(bus ? { bus } : {}) });
+        running = await serveHttp(registry, {
+          ...common,
+          ...http,
+          ...(options.auth !== undefined ? { auth: options.auth } : {}),
+          ...(bus ? { bus } : {}),
+        });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         const where = `${http.host ?? '127.0.0.1'}:${http.port ?? 0}`;

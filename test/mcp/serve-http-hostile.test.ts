@@ -254,7 +254,7 @@ describe('Host is read strictly', () => {
   let open: RunningHttpServer;
   beforeAll(async () => {
     loopback = await serveHttp(fixtureRegistry(undefined), { allowedHosts: ['proxy.local:8080'] });
-    open = await serveHttp(fixtureRegistry(undefined), { host: '0.0.0.0' });
+    open = await serveHttp(fixtureRegistry(undefined), { host: '0.0.0.0', insecureNoAuth: true });
   });
   afterAll(async () => {
     await loopback?.close();

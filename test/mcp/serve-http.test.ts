@@ -221,7 +221,7 @@ test('every message sent over HTTP validates against the MCP 2025-11-25 schema',
 });
 
 test('a non-loopback host is used only when asked, and then Host is not pinned to loopback', async () => {
-  const running = await serveHttp(fixtureRegistry(undefined), { host: '0.0.0.0' });
+  const running = await serveHttp(fixtureRegistry(undefined), { host: '0.0.0.0', insecureNoAuth: true });
   try {
     expect(running.host).toBe('0.0.0.0');
     const port = new URL(running.url).port;

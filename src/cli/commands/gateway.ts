@@ -124,6 +124,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
       ? { search: config.search.maxLoaded ? { maxLoaded: config.search.maxLoaded } : {} }
       : {}),
     fallbackApprover: cannotAsk,
+    ...(config.auth ? { auth: config.auth } : {}),
     build: async (registryOptions, telemetry) => {
       // Nothing waits for a server here: the client's initialize and server/discover are answered at
       // once, and what comes after them waits for firstListing (see "Start from the lock").

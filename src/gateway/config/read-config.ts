@@ -215,6 +215,7 @@ export function parseGatewayConfig(
   if (toolpact.policy !== undefined) config.policy = loadPolicy(toolpact.policy, scope);
   if (toolpact.search !== undefined) config.search = toolpact.search;
   if (toolpact.lock !== undefined) config.lock = toolpact.lock;
+  if (toolpact.auth !== undefined) config.auth = toolpact.auth;
   if (toolpact.startTimeoutMs !== undefined) config.startTimeoutMs = toolpact.startTimeoutMs;
   if (toolpact.policy !== undefined && 'file' in toolpact.policy) config.policyFile = toolpact.policy.file;
   if (options.refuseExposedFiles !== false) {

@@ -5,7 +5,7 @@ import { resolvePath, type VariableScope } from './variables.js';
 
 export const HOST_DIALECTS: readonly HostDialect[] = ['claude-desktop', 'claude-code', 'cursor', 'vscode'];
 
-const SECTION_KEYS = ['host', 'policy', 'servers', 'search', 'newTools', 'lock', 'startTimeoutMs'];
+const SECTION_KEYS = ['host', 'policy', 'servers', 'search', 'newTools', 'lock', 'startTimeoutMs', 'auth'];
 const SERVER_KEYS = ['enabled', 'prefix', 'timeoutMs', 'sandbox', 'alwaysLoaded', 'roots', 'tools'];
 const SANDBOX_KEYS = ['read', 'write', 'network'];
 const TOOL_KEYS = ['description', 'title', 'category', 'parameters', 'hidden'];
@@ -31,6 +31,8 @@ export interface ToolpactSection {
   readonly newTools: 'allow' | 'withhold';
   readonly lock?: string;
   readonly startTimeoutMs?: number;
+  /** The auth file of `gateway --http`, absolute. */
+  readonly auth?: string;
 }
 
 const ROOT = '$.toolpact';
@@ -106,6 +108,16 @@ export function parseToolpactSection(section: unknown, scope: VariableScope, bas
       );
     }
     result.lock = resolvePath(section.lock, `${ROOT}.lock`, scope, base);
+  }
+  if (section.auth !== undefined) {
+    if (typeof section.auth !== 'string' || section.auth.trim() === '') {
+      invalid(
+        scope,
+        `${ROOT}.auth`,
+        `must be the path of an auth file (see docs/auth.md), received ${describe(section.auth)}.`,
+      );
+    }
+    result.auth = resolvePath(section.auth, `${ROOT}.auth`, scope, base);
   }
   if (section.startTimeoutMs !== undefined) {
     const value = section.startTimeoutMs;

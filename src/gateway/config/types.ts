@@ -86,4 +86,6 @@ export interface GatewayConfig {
   readonly lock?: string;
   /** `toolpact.startTimeoutMs`: the longest wait for a server's first start (see `GatewayOptions`). */
   readonly startTimeoutMs?: number;
+  /** `toolpact.auth`: the auth file of `gateway --http` (relative to the config's folder), absolute. */
+  readonly auth?: string;
 }

@@ -1,0 +1,213 @@
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
+// @ts-expect-error oidc-provider 8 ships no type declarations; the part used here is typed below.
+import OidcProvider from 'oidc-provider';
+
+/**
+ * panva's oidc-provider (8.x: 9.x needs Node 22), in process on a loopback port: a confidential client
+ * for client credentials, a public client for the authorization code with PKCE, two users with groups,
+ * resource indicators, and JWT access tokens for any resource the test names. The dev login and
+ * consent pages are on; `signIn` drives them over HTTP like a browser would.
+ */
+export interface TestProvider {
+  readonly issuer: string;
+  /** Requests to the JWKS endpoint so far. */
+  readonly jwksFetches: () => number;
+  /** A client credentials token of the confidential client, for `resource`, with `scope`. */
+  clientCredentialsToken(resource: string, scope: string): Promise<string>;
+  /** Starts signing with a new key; the old one stays published, as a provider rotates. */
+  rotateKey(): Promise<void>;
+  /** The private key that signs now, and its kid (for tokens a test forges). */
+  signingKey(): { readonly privateJwk: JWK; readonly publicJwk: JWK };
+  close(): Promise<void>;
+}
+
+export const CONFIDENTIAL_CLIENT = { id: 'ci-bot', secret: 'ci-bot-secret-0123456789abcdef' };
+export const PUBLIC_CLIENT = { id: 'desk-app', redirect: 'http://127.0.0.1/callback' };
+/** The users the login page accepts, and the groups their tokens carry. */
+export const USERS: Readonly<Record<string, readonly string[]>> = {
+  alice: ['developers'],
+  bob: ['leads', 'developers'],
+};
+export const SCOPES = ['tools:read', 'tools:write', 'tools:admin'];
+
+/** The part of oidc-provider's API the test provider uses. */
+interface Provider {
+  proxy: boolean;
+  callback(): (
+    request: import('node:http').IncomingMessage,
+    response: import('node:http').ServerResponse,
+  ) => void;
+}
+const Provider = OidcProvider as new (issuer: string, configuration: Record<string, unknown>) => Provider;
+
+interface Key {
+  readonly privateJwk: JWK;
+  readonly publicJwk: JWK;
+}
+
+async function newKey(kid: string): Promise<Key> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+  return { privateJwk, publicJwk };
+}
+
+function configured(issuer: string, keys: readonly Key[]): Provider {
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: CONFIDENTIAL_CLIENT.id,
+        client_secret: CONFIDENTIAL_CLIENT.secret,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        scope: SCOPES.join(' '),
+      },
+      {
+        client_id: PUBLIC_CLIENT.id,
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [PUBLIC_CLIENT.redirect],
+        application_type: 'native',
+      },
+    ],
+    jwks: { keys: keys.map((key) => key.privateJwk) as never },
+    scopes: ['openid', 'offline_access', ...SCOPES],
+    claims: { openid: ['sub'], groups: ['groups'] },
+    pkce: { required: () => true },
+    cookies: { keys: ['oidc-test-cookie-key-0123456789'] },
+    ttl: { AccessToken: 300, ClientCredentials: 300, Interaction: 600, Session: 600, Grant: 600 },
+    features: {
+      devInteractions: { enabled: true },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string[]) => oneOf?.[0],
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: unknown, resource: string) => ({
+          scope: SCOPES.join(' '),
+          audience: resource,
+          accessTokenTTL: 300,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'RS256' } },
+        }),
+      },
+    },
+    async findAccount(_ctx: unknown, id: string) {
+      if (!(id in USERS)) return undefined;
+      return { accountId: id, claims: async () => ({ sub: id, groups: [...USERS[id]!] }) };
+    },
+    async extraTokenClaims(_ctx: unknown, token: unknown) {
+      const account = (token as { accountId?: string }).accountId;
+      return account && account in USERS ? { groups: [...USERS[account]!] } : { groups: ['robots'] };
+    },
+  });
+  provider.proxy = false;
+  return provider;
+}
+
+/** Starts the provider on a free loopback port. */
+export async function startProvider(): Promise<TestProvider> {
+  let fetches = 0;
+  let current: Provider | undefined;
+  const http: Server = createServer((request, response) => {
+    if (request.url?.startsWith('/jwks')) fetches++;
+    current!.callback()(request, response);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  let keys = [await newKey('key-1')];
+  current = configured(issuer, keys);
+  let generation = 1;
+
+  return {
+    issuer,
+    jwksFetches: () => fetches,
+    async clientCredentialsToken(resource, scope) {
+      const response = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${CONFIDENTIAL_CLIENT.id}:${CONFIDENTIAL_CLIENT.secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }),
+      });
+      const body = (await response.json()) as { access_token?: string; error_description?: string };
+      if (!body.access_token) throw new Error(`no token: ${JSON.stringify(body)}`);
+      return body.access_token;
+    },
+    async rotateKey() {
+      generation++;
+      keys = [await newKey(`key-${generation}`), ...keys];
+      current = configured(issuer, keys);
+    },
+    signingKey: () => keys[0]!,
+    async close() {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * Follows an authorization URL as a browser: the dev login page (as `user`), the consent page, and
+ * the redirect back; answers the redirect's query (`code`, `state`, `iss`).
+ */
+export async function signIn(authorizationUrl: URL, user: string): Promise<URLSearchParams> {
+  const cookies = new Map<string, string>();
+  const cookieHeader = () => [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  const keep = (response: Response) => {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const at = pair!.indexOf('=');
+      cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
+    }
+  };
+  let url = authorizationUrl.href;
+  let submitted = 0;
+  for (let hop = 0; hop < 20; hop++) {
+    if (url.startsWith(PUBLIC_CLIENT.redirect)) return new URL(url).searchParams;
+    const response = await fetch(url, { redirect: 'manual', headers: { cookie: cookieHeader() } });
+    keep(response);
+    const location = response.headers.get('location');
+    if (location) {
+      url = new URL(location, url).href;
+      continue;
+    }
+    // An interaction page: log in, then consent.
+    const page = await response.text();
+    const interaction = /\/interaction\/[^/"?]+/.exec(url)?.[0];
+    if (!interaction || submitted > 2) throw new Error(`unexpected page at ${url}: ${page.slice(0, 300)}`);
+    const prompt = page.includes('name="login"') ? 'login' : 'consent';
+    const form = new URLSearchParams(
+      prompt === 'login' ? { prompt, login: user, password: 'any' } : { prompt },
+    );
+    const posted = await fetch(new URL(interaction, url), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
+    keep(posted);
+    submitted++;
+    const next = posted.headers.get('location');
+    if (!next)
+      throw new Error(
+        `the ${prompt} form was answered ${posted.status}: ${(await posted.text()).slice(0, 300)}`,
+      );
+    url = new URL(next, url).href;
+  }
+  throw new Error('too many redirects signing in');
+}
+
+/** A loopback port that was free a moment ago (for a server whose URL must be known before it starts). */
+export async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
