@@ -369,7 +369,7 @@ describe('who may approve in band', () => {
     const byBob = await post(bob, 'tools/call', retry);
     const byNobody = await post(undefined, 'tools/call', retry);
     const refusedText = (answer: ModernAnswer) =>
-      JSON.parse((answer.result?.content as { text: string }[])[0]!.text) as Envelope;
+      JSON.parse(((answer.result?.content ?? []) as { text: string }[])[0]!.text) as Envelope;
     expect(refusedText(byBob).error).toMatchObject({ type: 'permission_denied' });
     expect(refusedText(byNobody).error).toMatchObject({ type: 'permission_denied' });
     expect(calls).toEqual([]);
