@@ -50,9 +50,9 @@ CREATE TABLE used_request_states (
 ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS client_id TEXT;
 ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS issuer TEXT;
 CREATE INDEX IF NOT EXISTS audit_log_subject_time ON audit_log (subject, time_ms);
-ALTER TABLE approvals ADD COLUMN IF NOT EXISTS deciders JSONB;
-ALTER TABLE approvals ADD COLUMN IF NOT EXISTS decider_principal TEXT;
-ALTER TABLE approvals ADD COLUMN IF NOT EXISTS refusals JSONB NOT NULL DEFAULT '[]'::jsonb;`,
+ALTER TABLE IF EXISTS approvals ADD COLUMN IF NOT EXISTS deciders JSONB;
+ALTER TABLE IF EXISTS approvals ADD COLUMN IF NOT EXISTS decider_principal TEXT;
+ALTER TABLE IF EXISTS approvals ADD COLUMN IF NOT EXISTS refusals JSONB NOT NULL DEFAULT '[]'::jsonb;`,
   },
 ];
 
