@@ -224,6 +224,8 @@ export async function loadApiKeys(file: string): Promise<ApiKeyChecker> {
   let entries: readonly Loaded[] | undefined = loadEntries(file);
   return {
     check(presented) {
+      // Anything but a toolpact key (a JWT, say) is not one of ours: no look at the file for it.
+      if (!isApiKey(presented)) return undefined;
       const now = fileVersion(file);
       if (now !== version) {
         version = now;
@@ -238,6 +240,10 @@ export async function loadApiKeys(file: string): Promise<ApiKeyChecker> {
   };
 }
 
+function isApiKey(presented: unknown): presented is string {
+  return typeof presented === 'string' && presented.startsWith(API_KEY_PREFIX);
+}
+
 /** An entry ready for checking: its hash as bytes, its principal built once. */
 interface Loaded {
   readonly digest: Buffer;
@@ -247,7 +253,6 @@ interface Loaded {
 
 /** The entry the key belongs to, compared against every entry in constant time; undefined if none. */
 function matchKey(entries: readonly Loaded[], presented: string, now: number): Principal | undefined {
-  if (typeof presented !== 'string' || !presented.startsWith(API_KEY_PREFIX)) return undefined;
   const digest = createHash('sha256').update(presented, 'utf8').digest();
   let found: Loaded | undefined;
   for (const entry of entries) {

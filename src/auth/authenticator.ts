@@ -13,7 +13,7 @@ import {
   jwtVerify,
 } from 'jose';
 import { PRINCIPAL_EXTRA_KEY, type Principal } from '../dispatch/principal.js';
-import { loadApiKeys } from './api-keys.js';
+import { type ApiKeyChecker, loadApiKeys } from './api-keys.js';
 import {
   type AuthConfig,
   AuthConfigError,
@@ -22,6 +22,7 @@ import {
   type ResolvedIssuer,
   resolveAuthConfig,
 } from './auth-config.js';
+import type { IntrospectionOutcome } from './introspection.js';
 
 /** What a request's authentication gives a transport: the SDK's `authInfo` shape, the token left out. */
 export interface VerifiedAuthInfo {
@@ -57,27 +58,12 @@ export interface AuthRefusal {
 
 export type AuthOutcome = AuthAccepted | AuthRefusal;
 
-/** Checks presented API keys (a `loadApiKeys` result). */
-export interface ApiKeyCheck {
-  check(presented: string): Principal | undefined;
-}
-
-/** What token introspection answers about an opaque token. */
-export type IntrospectedToken =
-  | {
-      readonly active: true;
-      readonly principal: Principal;
-      readonly expiresAt: number | undefined;
-      readonly scopes: readonly string[];
-    }
-  | { readonly active: false; readonly reason: string };
-
 /** Options of {@link createAuthenticator}. */
 export interface AuthenticatorOptions {
   /** Static API keys, checked before tokens. */
-  readonly apiKeys?: ApiKeyCheck;
+  readonly apiKeys?: ApiKeyChecker;
   /** Introspection of tokens that are not JWTs (RFC 7662). */
-  readonly introspect?: (token: string) => Promise<IntrospectedToken>;
+  readonly introspect?: (token: string) => Promise<IntrospectionOutcome>;
   /** The clock, in milliseconds (default `Date.now`). */
   readonly now?: () => number;
 }
@@ -349,7 +335,7 @@ export async function openAuthenticator(
   env: { readonly [name: string]: string | undefined } = process.env,
 ): Promise<Authenticator> {
   const resolved = isResolved(config) ? config : resolveAuthConfig(config);
-  let apiKeys: ApiKeyCheck | undefined;
+  let apiKeys: ApiKeyChecker | undefined;
   if (resolved.apiKeys !== undefined) {
     try {
       apiKeys = await loadApiKeys(resolved.apiKeys);

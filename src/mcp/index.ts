@@ -4,6 +4,7 @@
  * and HTTP stacks load only when used, and the root entry loads none of it.
  */
 
+export type { ApiKeyChecker } from '../auth/api-keys.js';
 export {
   ASYMMETRIC_ALGORITHMS,
   type AuthClaimsConfig,
@@ -18,16 +19,15 @@ export {
   resolveAuthConfig,
 } from '../auth/auth-config.js';
 export {
-  type ApiKeyCheck,
   type AuthAccepted,
   type Authenticator,
   type AuthenticatorOptions,
   type AuthOutcome,
   type AuthRefusal,
   createAuthenticator,
-  type IntrospectedToken,
   type VerifiedAuthInfo,
 } from '../auth/authenticator.js';
+export type { IntrospectionOutcome } from '../auth/introspection.js';
 export { upgradeSchema } from '../schema/upgrade-schema.js';
 export { type TraceContext, traceContextOf } from '../util/trace-context.js';
 export {
