@@ -26,6 +26,7 @@ import {
 import { connectMcpServer, type McpConnection } from '../../src/mcp/connect.js';
 import { NOBODY, runAsNobody } from '../sandbox/support.js';
 import { bubblewrap } from '../support/bubblewrap.js';
+import { until } from './support.js';
 
 // A real probe server (test/fixtures/gateway/probe-server.mjs) under the real bubblewrap, reached
 // through the real SDK client. Every "cannot" has an unsandboxed twin as its control: the same
@@ -245,6 +246,9 @@ describe.runIf(bubblewrap.ok)('a sandboxed stdio server', () => {
     await call(sandboxed, 'whoami');
     expect(processesWith(marker)).toBeGreaterThan(0);
     await sandboxed.close();
+    // bubblewrap has exited when close() returns; the kernel ends the rest of its PID namespace
+    // right after, so the count is awaited rather than read once.
+    await until(() => processesWith(marker) === 0, 'no process of the sandbox is left', 5_000);
     expect(processesWith(marker)).toBe(0);
   });
 
