@@ -139,7 +139,17 @@ export class AuthConfigError extends Error {
   }
 }
 
-const TOP_KEYS = ['resource', 'issuers', 'scopes', 'claims', 'leewaySeconds', 'cacheSize', '$schema'];
+const TOP_KEYS = [
+  'resource',
+  'issuers',
+  'scopes',
+  'claims',
+  'leewaySeconds',
+  'cacheSize',
+  'apiKeys',
+  'introspection',
+  '$schema',
+];
 const ISSUER_KEYS = ['issuer', 'algorithms', 'jwksUri', 'jwksCooldownSeconds'];
 const SCOPE_KEYS = ['required', 'tools', 'categories', 'supported'];
 const CLAIM_KEYS = ['groups', 'roles'];

@@ -90,7 +90,8 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
     } catch (error) {
       if (error instanceof mcp.RequestStateKeyError) throw new UsageError(error.message);
       if (!(error instanceof mcp.ServeRegistryError)) throw error;
-      if (error.code === 'cannot_listen') throw new UsageError(error.message);
+      if (error.code === 'cannot_listen' || error.code === 'invalid_auth')
+        throw new UsageError(error.message);
       const which =
         command === 'serve' ? 'the module does not export. Its tools:' : 'is not among the served tools:';
       throw new UsageError(

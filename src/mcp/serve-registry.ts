@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ServerEventBus } from '@modelcontextprotocol/server';
 import { type AuditSink, combineAuditSinks } from '../audit/audit-sink.js';
+import { AuthConfigError } from '../auth/auth-config.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { definePolicy } from '../policy/define-policy.js';
 import type { Policy } from '../policy/policy.js';
@@ -132,11 +133,12 @@ export interface RegistryServer {
 }
 
 /** Codes of {@link ServeRegistryError}. */
-export type ServeRegistryErrorCode = 'unknown_tool' | 'cannot_listen';
+export type ServeRegistryErrorCode = 'unknown_tool' | 'cannot_listen' | 'invalid_auth';
 
 /**
  * Serving could not start: an always-loaded name that is not served (`unknown_tool`, with the served
- * names in `served`), or an HTTP address that cannot be listened on (`cannot_listen`).
+ * names in `served`), an HTTP address that cannot be listened on (`cannot_listen`), or an `auth`
+ * configuration whose parts cannot be used, such as an API keys file that is not one (`invalid_auth`).
  */
 export class ServeRegistryError extends Error {
   override readonly name = 'ServeRegistryError';
@@ -242,6 +244,16 @@ export async function serveRegistry(
         });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
+        if (error instanceof AuthConfigError) {
+          throw new ServeRegistryError(
+            'invalid_auth',
+            `The auth configuration cannot be used: ${reason}`,
+            {},
+            {
+              cause: error,
+            },
+          );
+        }
         const where = `${http.host ?? '127.0.0.1'}:${http.port ?? 0}`;
         throw new ServeRegistryError(
           'cannot_listen',

@@ -36,6 +36,31 @@ describe('the auth configuration', () => {
     expect(config.scopes.supported).toEqual(['db:admin', 'mcp', 'mcp:write']);
   });
 
+  test('apiKeys and introspection are read: the keys path from the given base, the introspection client as written', () => {
+    const config = resolveAuthConfig(
+      {
+        ...base,
+        apiKeys: 'keys.json',
+        introspection: {
+          clientId: 'toolpact',
+          clientSecretEnv: 'INTROSPECTION_SECRET',
+          cacheMaxAgeSeconds: 30,
+        },
+      },
+      { base: '/srv/toolpact' },
+    );
+    expect(config.apiKeys).toBe(join('/srv/toolpact', 'keys.json'));
+    expect(config.introspection).toMatchObject({
+      clientId: 'toolpact',
+      clientSecretEnv: 'INTROSPECTION_SECRET',
+      cacheMaxAgeSeconds: 30,
+    });
+    expect(refusal({ ...base, apiKeys: '' }).path).toBe('$.apiKeys');
+    expect(refusal({ ...base, introspection: { clientSecretEnv: 'X' } }).path).toBe(
+      '$.introspection.clientId',
+    );
+  });
+
   test.each([
     [
       { ...base, issuers: [{ issuer: 'https://id.example.com', algorithms: ['none'] }] },

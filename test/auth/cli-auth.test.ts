@@ -7,6 +7,7 @@ import type { CliIo } from '../../src/cli/io.js';
 import { execute } from '../../src/cli/main.js';
 import { readGatewayConfig } from '../../src/gateway/config/index.js';
 import { ROOT } from '../mcp/support/wire.js';
+import { runCli } from '../support/cli.js';
 import { toolpactArgs } from '../support/cli-build.js';
 import { startProvider, type TestProvider } from '../support/oidc-provider.js';
 import { freePort } from '../support/postgres.js';
@@ -98,6 +99,25 @@ describe('usage errors', () => {
     expect(stderr()).toContain(`--auth: ${file}: $.issuer is not a known key; did you mean "issuers"?`);
   });
 
+  test('an API keys file that is not one stops serving, naming the file and the fix', async () => {
+    const keys = join(folder, 'broken-keys.json');
+    writeFileSync(keys, '{ not json');
+    const file = join(folder, 'broken-keys-auth.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        resource: 'http://127.0.0.1/mcp',
+        issuers: ['https://id.example.com'],
+        apiKeys: keys,
+      }),
+    );
+    const { io, stderr } = bufferIo();
+    expect(await execute(['serve', MODULE, '--http', '--port', '0', '--auth', file], io)).toBe(2);
+    expect(stderr()).toContain(`The API keys file ${keys} cannot be used: ${keys} is not JSON`);
+    expect(stderr()).toContain('toolpact auth key --keys');
+    expect(stderr()).not.toContain('Cannot listen');
+  });
+
   test("the gateway config's toolpact.auth is a path relative to the config", () => {
     const config = join(folder, 'mcp.json');
     writeFileSync(config, JSON.stringify({ mcpServers: {}, toolpact: { auth: 'auth/gateway-auth.json' } }));
@@ -156,6 +176,42 @@ describe('serving', () => {
       expect((await post(`Bearer ${token}`)).status).toBe(200);
       const metadata = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`);
       expect(await metadata.json()).toMatchObject({ resource, authorization_servers: [provider.issuer] });
+    } finally {
+      expect(await running.stop()).toBe(0);
+    }
+  });
+
+  test('serve --http --auth with apiKeys: a minted key is let in, the same key revoked is refused at once', async () => {
+    const port = await freePort();
+    const resource = `http://127.0.0.1:${port}/mcp`;
+    const keys = join(folder, 'keys.json');
+    const minted = await runCli(['auth', 'key', '--keys', keys, '--subject', 'ci', '--group', 'robots'], {
+      cwd: folder,
+    });
+    expect(minted.code, minted.stderr).toBe(0);
+    const key = minted.stdout.trim();
+    const file = join(folder, 'keys-auth.json');
+    writeFileSync(file, JSON.stringify({ resource, issuers: [provider.issuer], apiKeys: 'keys.json' }));
+    const running = await serve('--http', '--port', String(port), '--auth', file);
+    try {
+      const post = (authorization: string) =>
+        fetch(running.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization,
+          },
+          body: initialize,
+        });
+      expect((await post(`Bearer ${key}`)).status).toBe(200);
+      const forged = `tpk_${'A'.repeat(key.length - 4)}`;
+      expect((await post(`Bearer ${forged}`)).status).toBe(401);
+      const revoked = await runCli(['auth', 'revoke', '--keys', keys, key], { cwd: folder });
+      expect(revoked.code, revoked.stderr).toBe(0);
+      const refused = await post(`Bearer ${key}`);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
     } finally {
       expect(await running.stop()).toBe(0);
     }
