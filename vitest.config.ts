@@ -10,6 +10,7 @@ const system = [
   'test/agent/example.test.ts',
   'test/agent/pause-resume.test.ts',
   'test/audit/sink-conformance.test.ts',
+  'test/auth/approvals-http.test.ts',
   'test/auth/cli-auth.test.ts',
   'test/cli/bin.test.ts',
   'test/cli/first-hour.test.ts',

@@ -30,6 +30,7 @@ export {
 export type { IntrospectionOutcome } from '../auth/introspection.js';
 export { upgradeSchema } from '../schema/upgrade-schema.js';
 export { type TraceContext, traceContextOf } from '../util/trace-context.js';
+export type { ApprovalsApiStore, ServedApproval, ServedApprovalStatus } from './approvals-api.js';
 export {
   connectMcpServer,
   DEFAULT_PROBE_TIMEOUT_MS,

@@ -15,6 +15,7 @@ import { type Authenticator, type AuthRefusal, openAuthenticator } from '../auth
 import { type Principal, principalKey } from '../dispatch/principal.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
+import { type ApprovalsApiStore, approvalsApi } from './approvals-api.js';
 import {
   buildMcpServer,
   createMcpServer,
@@ -114,6 +115,12 @@ export interface HttpServeOptions extends McpServerOptions {
    * `Toolpact-Warning` header. For a network that is private, or a proxy in front that authenticates.
    */
   readonly insecureNoAuth?: boolean;
+  /**
+   * The shared store's approval queue (`store.approvals` of `openPostgresStore`), served as the
+   * approvals API under `<path>/approvals` beside the MCP endpoint: list, show, approve and deny, as
+   * the request's authenticated principal. Served only with `auth` (see docs/auth.md).
+   */
+  readonly approvals?: ApprovalsApiStore;
 }
 
 /** The header on every response of a server reachable from the network without authentication. */
@@ -339,10 +346,12 @@ export async function serveHttp(
     auth ? [...auth.metadataPaths, `/.well-known/oauth-protected-resource${path}`] : [],
   );
   const metadataBody = auth ? JSON.stringify(auth.metadata) : '';
+  const api = approvalsApi({ path, store: options.approvals, auth, origins: policy });
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (insecure) response.setHeader(INSECURE_WARNING_HEADER, INSECURE_WARNING);
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (metadataPaths.has(url.pathname)) return serveMetadata(request, response, metadataBody);
+    if (url.pathname !== path && api.owns(url.pathname)) return api.handle(request, response, url);
     if (url.pathname !== path) return plain(response, 404, `Not found. The MCP endpoint is ${path}.`);
     const refusal = checkRequestOrigin(
       { host: request.headers.host, origin: firstHeader(request.headers.origin) },

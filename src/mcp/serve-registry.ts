@@ -8,6 +8,7 @@ import type { Policy } from '../policy/policy.js';
 import { createPolicyGate, type PolicyGate } from '../policy/policy-gate.js';
 import { type CallRecord, Registry, type RegistryOptions } from '../registry/registry.js';
 import type { ToolSearch } from '../search/with-tool-search.js';
+import type { ApprovalsApiStore } from './approvals-api.js';
 import type { McpServerOptions, ToolListing } from './create-mcp-server.js';
 import { elicitationApprover } from './elicitation-approver.js';
 import { RequestStateSealer } from './request-state.js';
@@ -30,6 +31,11 @@ export interface ServingStore {
   eventBus?(): Promise<ServerEventBus>;
   /** Marks a request state used, once across every replica. */
   claimState?(id: string, expiresAt: number): Promise<'claimed' | 'used'>;
+  /**
+   * The approval queue, served over HTTP as the approvals API beside the MCP endpoint when requests
+   * are authenticated (`<path>/approvals`; see docs/auth.md).
+   */
+  readonly approvals?: ApprovalsApiStore;
 }
 
 /**
@@ -93,7 +99,7 @@ export interface ServeRegistryOptions extends Pick<McpServerOptions, 'name' | 'v
   /** Where `TOOLPACT_STATE_KEY` is read (default `process.env`). */
   readonly env?: { readonly [name: string]: string | undefined };
   /** Serve Streamable HTTP with these options (`port` 0 picks a free one) instead of stdio. */
-  readonly http?: Omit<HttpServeOptions, keyof McpServerOptions | 'requestState' | 'bus'>;
+  readonly http?: Omit<HttpServeOptions, keyof McpServerOptions | 'requestState' | 'bus' | 'approvals'>;
   /**
    * Authenticate every HTTP request as an OAuth resource server (the same as `http.auth`; see
    * `docs/auth.md`). HTTP only: over stdio the client is the process that started the server.
@@ -241,6 +247,7 @@ export async function serveRegistry(
           ...http,
           ...(options.auth !== undefined ? { auth: options.auth } : {}),
           ...(bus ? { bus } : {}),
+          ...(store?.approvals ? { approvals: store.approvals } : {}),
         });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
