@@ -19,6 +19,7 @@ const system = [
   'test/cli/module-processes.test.ts',
   'test/core/lifecycle.test.ts',
   'test/extract/root-entry.test.ts',
+  'test/fleet/auth-replicas.test.ts',
   'test/fleet/harness.test.ts',
   'test/fleet/replicas.test.ts',
   'test/fleet/store.test.ts',

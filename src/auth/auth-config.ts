@@ -38,8 +38,9 @@ export interface AuthIssuerConfig {
    */
   readonly jwksUri?: string;
   /**
-   * After fetching its JWKS, how long an unknown `kid` is refused without fetching it again, in seconds
-   * (default 30): the rate limit on refetches a stream of made-up key ids could otherwise cause.
+   * After fetching its JWKS, how long until an unknown `kid` may fetch it again, in seconds (default 5):
+   * the rate limit on refetches a stream of made-up key ids could otherwise cause. A token of a key
+   * published meanwhile waits for that fetch, so this is also the longest such a token waits.
    */
   readonly jwksCooldownSeconds?: number;
 }
@@ -363,7 +364,7 @@ function issuerOf(entry: unknown, path: string, fail: Fail): ResolvedIssuer {
   }
   const jwksCooldownSeconds = wholeNumber(
     record.jwksCooldownSeconds,
-    30,
+    5,
     0,
     3600,
     `${path}.jwksCooldownSeconds`,

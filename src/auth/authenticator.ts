@@ -8,9 +8,15 @@ import {
   createRemoteJWKSet,
   decodeJwt,
   decodeProtectedHeader,
+  type FlattenedJWSInput,
+  type JSONWebKeySet,
+  type JWKSCacheInput,
+  type JWSHeaderParameters,
   type JWTPayload,
   errors as joseErrors,
+  jwksCache,
   jwtVerify,
+  type RemoteJWKSet,
 } from 'jose';
 import { PRINCIPAL_EXTRA_KEY, type Principal } from '../dispatch/principal.js';
 import { type ApiKeyChecker, loadApiKeys } from './api-keys.js';
@@ -77,8 +83,15 @@ export interface Authenticator {
   readonly metadataPaths: readonly string[];
   /** The protected resource metadata document (RFC 9728 §2). */
   readonly metadata: Readonly<Record<string, unknown>>;
-  /** Authenticates a request by its `Authorization` header. */
-  authenticate(authorization: string | undefined): Promise<AuthOutcome>;
+  /**
+   * Authenticates a request by its `Authorization` header. `signal`, when given, ends the request's
+   * wait for the issuer's keys (a token signed with a key published moments ago waits, at most the
+   * JWKS cooldown, for the next fetch): give the request's own, so a client that hangs up stops waiting.
+   */
+  authenticate(
+    authorization: string | undefined,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<AuthOutcome>;
   /**
    * The refusal for a call of `tool` (of `category`) by `principal` when a scope it needs is missing,
    * else undefined.
@@ -184,7 +197,7 @@ export function createAuthenticator(
     cache.set(token, { accepted, until });
   };
 
-  const verifyJwt = async (token: string): Promise<AuthAccepted | AuthRefusal> => {
+  const verifyJwt = async (token: string, signal?: AbortSignal): Promise<AuthAccepted | AuthRefusal> => {
     let claimedIssuer: unknown;
     let algorithm: unknown;
     try {
@@ -212,7 +225,7 @@ export function createAuthenticator(
         `The access token is signed with alg ${shown(algorithm)}, which is not accepted from ${keys.settings.issuer} (accepted: ${keys.settings.algorithms.join(', ')}).`,
       );
     }
-    let jwks: Awaited<ReturnType<IssuerKeys['keySet']>>;
+    let jwks: RemoteJWKSet;
     try {
       jwks = await keys.keySet(now());
     } catch (error) {
@@ -224,7 +237,7 @@ export function createAuthenticator(
     }
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, jwks, {
+      ({ payload } = await jwtVerify(token, (header, input) => keys.key(jwks, header, input, signal), {
         issuer: keys.settings.issuer,
         audience: audiences,
         algorithms: [...keys.settings.algorithms],
@@ -233,6 +246,9 @@ export function createAuthenticator(
         currentDate: new Date(now()),
       }));
     } catch (error) {
+      if (signal?.aborted) {
+        return refuse(503, undefined, "The request ended while its token waited for the issuer's keys.");
+      }
       // The keys could not be fetched: the issuer's trouble, not the token's.
       if (error instanceof joseErrors.JWKSTimeout || !(error instanceof joseErrors.JOSEError)) {
         return refuse(
@@ -261,7 +277,7 @@ export function createAuthenticator(
     metadataUrl,
     metadataPaths,
     metadata,
-    async authenticate(authorization) {
+    async authenticate(authorization, authenticateOptions = {}) {
       const token = bearerToken(authorization);
       if (token === undefined) {
         return refuse(
@@ -286,7 +302,7 @@ export function createAuthenticator(
       const keyed = options.apiKeys?.check(token);
       if (keyed) return withRequired(accept(keyed, undefined));
       if (token.split('.').length === 3) {
-        const verified = await verifyJwt(token);
+        const verified = await verifyJwt(token, authenticateOptions.signal);
         return verified.ok ? withRequired(verified) : verified;
       }
       if (options.introspect) {
@@ -387,17 +403,27 @@ export async function openAuthenticator(
 
 /**
  * The JWKS of one issuer: found by discovery the first time it is needed, then jose's remote key set,
- * which refetches on an unknown `kid` at most once per cooldown.
+ * which fetches the set again on an unknown `kid` once its cooldown after the last fetch is over.
+ *
+ * A `kid` unknown inside the cooldown is not refused at once: the issuer may have started signing with
+ * a key it published after the last fetch. The request waits for the cooldown's end, with every other
+ * request in the same case, and one fetch then answers them all; a `kid` still unknown after it is
+ * refused. So a stream of made-up key ids costs at most one fetch per cooldown, and a token of a new
+ * key waits at most the cooldown's remainder.
  */
 class IssuerKeys {
-  #keys: ReturnType<typeof createRemoteJWKSet> | undefined;
-  #finding: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  #keys: RemoteJWKSet | undefined;
+  #finding: Promise<RemoteJWKSet> | undefined;
   #failedAt = Number.NEGATIVE_INFINITY;
   #failure: unknown;
+  /** jose's cache of the fetched set: `uat` is when the last fetch landed (`Date.now()`, as jose keeps it). */
+  readonly #fetched: { uat?: number; jwks?: JSONWebKeySet } = {};
+  /** The fetch at the end of the current cooldown, and how many requests wait for it. */
+  #next: { readonly done: Promise<void>; waiting: number; readonly timer: NodeJS.Timeout } | undefined;
 
   constructor(readonly settings: ResolvedIssuer) {}
 
-  async keySet(at: number): Promise<ReturnType<typeof createRemoteJWKSet>> {
+  async keySet(at: number): Promise<RemoteJWKSet> {
     if (this.#keys) return this.#keys;
     // After a failed discovery, the same answer for a while rather than a request per token.
     if (at - this.#failedAt < 5_000) throw this.#failure;
@@ -413,13 +439,82 @@ class IssuerKeys {
     }
   }
 
-  async #find(): Promise<ReturnType<typeof createRemoteJWKSet>> {
+  /** The key that verifies a token with `header`, waiting for the cooldown's fetch when its `kid` is new. */
+  async key(
+    keys: RemoteJWKSet,
+    header: JWSHeaderParameters,
+    input: FlattenedJWSInput,
+    signal: AbortSignal | undefined,
+  ) {
+    const seen = this.#fetched.uat;
+    try {
+      return await keys(header, input);
+    } catch (error) {
+      // A set fetched while this token was looked up (jose's own refetch, or another request's) is as
+      // new as the token: a key it lacks is not published.
+      if (!(error instanceof joseErrors.JWKSNoMatchingKey) || this.#fetched.uat !== seen) throw error;
+      await this.#afterCooldown(keys, signal);
+      // jose is cooling down again now, so a miss is refused without another fetch.
+      return keys(header, input);
+    }
+  }
+
+  /** Resolves once the set is fetched at the end of the current cooldown; one fetch for all who wait. */
+  async #afterCooldown(keys: RemoteJWKSet, signal: AbortSignal | undefined): Promise<void> {
+    signal?.throwIfAborted();
+    let next = this.#next;
+    if (!next) {
+      const since = this.#fetched.uat;
+      const remaining =
+        since === undefined ? 0 : Math.max(0, since + this.settings.jwksCooldownSeconds * 1000 - Date.now());
+      let settle: { resolve: () => void; reject: (reason: unknown) => void } | undefined;
+      const done = new Promise<void>((resolve, reject) => {
+        settle = { resolve, reject };
+      });
+      // Whoever waits sees a failed fetch; nobody left waiting is no unhandled rejection.
+      done.catch(() => {});
+      const timer = setTimeout(() => {
+        this.#next = undefined;
+        // A fetch that landed meanwhile (the cooldown over, jose fetched for another token) is the one.
+        const fetch = this.#fetched.uat === since ? keys.reload() : Promise.resolve();
+        fetch.then(settle!.resolve, settle!.reject);
+      }, remaining);
+      timer.unref();
+      next = { done, waiting: 0, timer };
+      this.#next = next;
+    }
+    const waited = next;
+    waited.waiting++;
+    try {
+      await untilAborted(waited.done, signal);
+    } finally {
+      waited.waiting--;
+      // Every request that waited has ended: no fetch for nobody.
+      if (waited.waiting === 0 && this.#next === waited) {
+        clearTimeout(waited.timer);
+        this.#next = undefined;
+      }
+    }
+  }
+
+  async #find(): Promise<RemoteJWKSet> {
     const jwksUri = this.settings.jwksUri ?? (await discoverJwksUri(this.settings.issuer));
     return createRemoteJWKSet(new URL(jwksUri), {
       cooldownDuration: this.settings.jwksCooldownSeconds * 1000,
       timeoutDuration: 5_000,
+      [jwksCache]: this.#fetched as JWKSCacheInput,
     });
   }
+}
+
+/** `promise`, or a rejection with the signal's reason once it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const aborted = () => reject(signal.reason);
+    signal.addEventListener('abort', aborted, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', aborted));
+  });
 }
 
 /**

@@ -368,7 +368,12 @@ export async function serveHttp(
 
     let principal: Principal | undefined;
     if (auth) {
-      const outcome = await auth.authenticate(firstHeader(request.headers.authorization));
+      // A token of a key the issuer published moments ago may wait for the JWKS; not after a hang-up.
+      const hungUp = new AbortController();
+      response.once('close', () => hungUp.abort());
+      const outcome = await auth.authenticate(firstHeader(request.headers.authorization), {
+        signal: hungUp.signal,
+      });
       if (!outcome.ok) return refuseAuth(response, outcome);
       // The transports hand `auth` to the server as the request's authInfo (the token is not in it).
       (request as IncomingMessage & { auth?: unknown }).auth = outcome.authInfo;

@@ -26,7 +26,7 @@ describe('the auth configuration', () => {
         categories: { write: ['mcp:write'] },
       },
     });
-    expect(config.issuers[0]).toMatchObject({ issuer: 'https://id.example.com', jwksCooldownSeconds: 30 });
+    expect(config.issuers[0]).toMatchObject({ issuer: 'https://id.example.com', jwksCooldownSeconds: 5 });
     expect(config.issuers[0]!.algorithms).toEqual(
       expect.arrayContaining(['RS256', 'PS256', 'ES256', 'EdDSA']),
     );

@@ -6,7 +6,7 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
-import { generateKeyPair, importJWK, SignJWT } from 'jose';
+import { type CryptoKey, generateKeyPair, importJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as z from 'zod';
 import { defineTool, Registry } from '../../src/index.js';
@@ -64,7 +64,8 @@ function tools(): Registry {
 function config(extra: Partial<AuthConfig> = {}): AuthConfig {
   return {
     resource,
-    issuers: [{ issuer: provider.issuer, jwksCooldownSeconds: 30 }],
+    // A short cooldown: a token of an unknown kid waits for its end before it is refused.
+    issuers: [{ issuer: provider.issuer, jwksCooldownSeconds: 2 }],
     scopes: { required: ['tools:read'], categories: { write: ['tools:write'] } },
     ...extra,
   };
@@ -72,14 +73,16 @@ function config(extra: Partial<AuthConfig> = {}): AuthConfig {
 
 async function forge(
   claims: Record<string, unknown>,
-  options: { key?: 'provider' | 'stranger'; kid?: string } = {},
+  options: { key?: 'provider' | 'stranger' | CryptoKey; kid?: string } = {},
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const signer = provider.signingKey();
   const key =
     options.key === 'stranger'
       ? (await generateKeyPair('RS256')).privateKey
-      : await importJWK(signer.privateJwk, 'RS256');
+      : options.key === undefined || options.key === 'provider'
+        ? await importJWK(signer.privateJwk, 'RS256')
+        : options.key;
   return new SignJWT({
     iss: provider.issuer,
     sub: 'mallory',
@@ -249,12 +252,17 @@ describe('hostile tokens are refused before any tool runs', () => {
     expect(basic.challenge).not.toContain('error=');
   });
 
-  test('a stream of unknown key ids refetches the JWKS at most once per cooldown', async () => {
+  test('a burst of unknown key ids refetches the JWKS at most once per cooldown', async () => {
+    const first = await forge({}, { key: 'stranger', kid: 'made-up-first' });
+    const tokens = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => forge({}, { key: 'stranger', kid: `made-up-${index}` })),
+    );
+    // One made-up kid first: when it is answered, the set was just fetched and a cooldown begins.
+    expect((await call(server.url, 'look', `Bearer ${first}`)).status).toBe(401);
     const fetched = provider.jwksFetches();
-    for (let index = 0; index < 8; index++) {
-      const token = await forge({}, { key: 'stranger', kid: `made-up-${index}` });
-      expect((await call(server.url, 'look', `Bearer ${token}`)).status).toBe(401);
-    }
+    // Sent together: those that wait for the cooldown's end share its one fetch.
+    const answers = await Promise.all(tokens.map((token) => call(server.url, 'look', `Bearer ${token}`)));
+    expect(answers.map((answer) => answer.status)).toEqual(tokens.map(() => 401));
     expect(provider.jwksFetches() - fetched).toBeLessThanOrEqual(1);
   });
 });
@@ -388,6 +396,89 @@ describe('key rotation', () => {
     } finally {
       await rotating.close();
     }
+  });
+});
+
+describe('a key the issuer publishes inside the JWKS cooldown', () => {
+  const COOLDOWN_SECONDS = 1;
+  const authenticator = () =>
+    createAuthenticator({
+      ...config(),
+      issuers: [{ issuer: provider.issuer, jwksCooldownSeconds: COOLDOWN_SECONDS }],
+    });
+  const reason = (outcome: Awaited<ReturnType<ReturnType<typeof createAuthenticator>['authenticate']>>) =>
+    outcome.ok ? 'accepted' : `${outcome.status} ${outcome.message}`;
+
+  test('a flood of made-up key ids makes at most one JWKS fetch per cooldown, and every token is refused', async () => {
+    const auth = authenticator();
+    expect((await auth.authenticate(`Bearer ${await forge({})}`)).ok).toBe(true);
+    const stranger = (await generateKeyPair('RS256')).privateKey;
+    const fetched = provider.jwksFetches();
+    const started = Date.now();
+    // Six callers, each sending made-up key ids one after the other as fast as it is answered.
+    const outcomes = (
+      await Promise.all(
+        Array.from({ length: 6 }, async (_, caller) => {
+          const answered: string[] = [];
+          for (let index = 0; index < 3; index++) {
+            const token = await forge({}, { key: stranger, kid: `flood-${caller}-${index}` });
+            answered.push(reason(await auth.authenticate(`Bearer ${token}`)));
+          }
+          return answered;
+        }),
+      )
+    ).flat();
+    const window = Date.now() - started;
+    expect(outcomes).toHaveLength(18);
+    expect(outcomes.filter((outcome) => !/^401 .*does not publish/.test(outcome))).toEqual([]);
+    const fetches = provider.jwksFetches() - fetched;
+    expect(fetches).toBeLessThanOrEqual(Math.ceil(window / (COOLDOWN_SECONDS * 1000)) + 1);
+    expect(fetches).toBeLessThan(outcomes.length);
+  });
+
+  test('tokens of a key published right after a fetch are accepted after the cooldown, with one fetch; a made-up kid among them is refused', async () => {
+    const auth = authenticator();
+    const old = await provider.clientCredentialsToken(resource, 'tools:read');
+    // The first token fetches the set: the cooldown starts now.
+    expect(reason(await auth.authenticate(`Bearer ${old}`))).toBe('accepted');
+    const fetched = provider.jwksFetches();
+    await provider.rotateKey();
+    const kid = provider.signingKey().publicJwk.kid;
+    const fresh = await Promise.all(
+      Array.from({ length: 3 }, () => provider.clientCredentialsToken(resource, 'tools:read')),
+    );
+    for (const token of fresh) {
+      expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid).toBe(kid);
+    }
+    const forged = await forge({}, { key: 'stranger', kid: 'not-published-either' });
+    const outcomes = await Promise.all(
+      [...fresh, forged].map(async (token) => reason(await auth.authenticate(`Bearer ${token}`))),
+    );
+    expect(outcomes.slice(0, 3)).toEqual(['accepted', 'accepted', 'accepted']);
+    expect(outcomes[3]).toMatch(/^401 .*does not publish/);
+    expect(provider.jwksFetches() - fetched).toBe(1);
+    // The old key is still published: its token still verifies (from the cache, or against the set).
+    expect(reason(await auth.authenticate(`Bearer ${old}`))).toBe('accepted');
+  });
+
+  test('a request that ends while it waits for the cooldown stops waiting', async () => {
+    // A cooldown longer than the test may take: only the abort can end the wait.
+    const auth = createAuthenticator({
+      ...config(),
+      issuers: [{ issuer: provider.issuer, jwksCooldownSeconds: 600 }],
+    });
+    expect((await auth.authenticate(`Bearer ${await forge({})}`)).ok).toBe(true);
+    const fetched = provider.jwksFetches();
+    const hangUp = new AbortController();
+    const waiting = auth.authenticate(
+      `Bearer ${await forge({}, { key: 'stranger', kid: 'never-published' })}`,
+      { signal: hangUp.signal },
+    );
+    hangUp.abort();
+    const outcome = await waiting;
+    expect(outcome).toMatchObject({ ok: false, status: 503 });
+    expect(reason(outcome)).toMatch(/request ended/);
+    expect(provider.jwksFetches()).toBe(fetched);
   });
 });
 

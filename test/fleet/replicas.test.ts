@@ -5,7 +5,6 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -25,14 +24,12 @@ import {
   processTree,
   type Running,
   registerLeftover,
-  spawnLogged,
   startPostgres,
   unregisterLeftover,
 } from '../support/postgres.js';
+import { FLEET_TOOLS, startReplica, stopReplica } from './replica-process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TOOLS = join(ROOT, 'test', 'fixtures', 'fleet', 'tools.ts');
-const POLICY = join(ROOT, 'test', 'fixtures', 'fleet', 'policy.json');
 const KEY = '5eed'.repeat(16);
 const run = promisify(execFile);
 
@@ -81,40 +78,21 @@ function replicaDir(replica: Replica): string {
 /** Starts the replica's process on its port and waits until it says where it listens. */
 async function start(replica: Replica): Promise<void> {
   replica.starts += 1;
-  const log = join(replicaDir(replica), `serve-${replica.starts}.log`);
-  const running = spawnLogged(
-    process.execPath,
-    toolpactArgs(
-      'serve',
-      TOOLS,
-      '--http',
-      '--port',
-      String(replica.port),
-      '--store',
-      postgres.url,
-      '--policy',
-      POLICY,
-    ),
-    log,
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        TOOLPACT_STATE_KEY: KEY,
-        FLEET_EXECUTIONS: executions,
-        FLEET_REPLICA: replica.name,
-      },
+  const running = await startReplica({
+    name: replica.name,
+    port: replica.port,
+    url: replica.url,
+    store: postgres.url,
+    log: join(replicaDir(replica), `serve-${replica.starts}.log`),
+    env: {
+      ...process.env,
+      TOOLPACT_STATE_KEY: KEY,
+      FLEET_EXECUTIONS: executions,
+      FLEET_REPLICA: replica.name,
     },
-  );
+  });
   replica.running = running;
   started.push(running.pid);
-  const ready = `at ${replica.url} (`;
-  while (!(existsSync(log) && readFileSync(log, 'utf8').includes(ready))) {
-    if (running.done) {
-      throw new Error(`${replica.name} exited (${await running.exited}) before listening:\n${logTail(log)}`);
-    }
-    await sleep(20);
-  }
 }
 
 /** SIGTERM, as an orchestrator stops a replica, and waits for the process to end. */
@@ -346,11 +324,7 @@ describe.runIf(hasPostgres && hasHaproxy)(
       ];
       await haproxy?.stop();
       for (const replica of replicas) {
-        const running = replica.running;
-        if (running && !running.done) {
-          process.kill(running.pid, 'SIGTERM');
-          await running.exited;
-        }
+        await stopReplica(replica.running);
         unregisterLeftover(replicaDir(replica));
       }
       await postgres?.stop();
@@ -362,7 +336,7 @@ describe.runIf(hasPostgres && hasHaproxy)(
         .flatMap((pid) => {
           try {
             const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-            return args.includes(TOOLS) && store !== undefined && args.includes(store)
+            return args.includes(FLEET_TOOLS) && store !== undefined && args.includes(store)
               ? [`${pid}: ${args.join(' ')}`]
               : [];
           } catch {
