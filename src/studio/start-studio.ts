@@ -39,7 +39,7 @@ import {
   setCookie,
 } from './studio-signin.js';
 import { hasSearchIndex, searchStudioTools } from './tool-search.js';
-import { contentSecurityPolicy, loadUiAssets, modulePaths, renderPage } from './ui-assets.js';
+import { contentSecurityPolicy, escapeHtml, loadUiAssets, modulePaths, renderPage } from './ui-assets.js';
 import { watchFiles } from './watch-files.js';
 
 /** What the studio shows: a registry built with the studio's gate options, and how to let it go. */
@@ -149,10 +149,11 @@ const HEARTBEAT_MS = 15_000;
 const MAX_DECIDER_CHARS = 200;
 
 /**
- * Serves the studio: a page on 127.0.0.1 that shows a tool set as each provider receives it, with lint
- * findings, token costs and the gate's decisions, and runs calls through the real `registry.call` with
- * the gate, asking the person at the page when the policy says `ask`. Every request must carry the
- * run's random token in its path and come from the page's own origin, to a loopback Host.
+ * Serves the studio: a page (on 127.0.0.1 unless `host` says otherwise) that shows a tool set as each
+ * provider receives it, with lint findings, token costs and the gate's decisions, and runs calls
+ * through the real `registry.call` with the gate, asking the person at the page when the policy says
+ * `ask`. Every request must come from the page's own origin, to a Host it answers, and carry either
+ * the run's random token in its path or, with `auth`, the session of someone signed in.
  *
  * @example
  * const studio = await startStudio({
@@ -361,43 +362,45 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     );
   }
 
-  app.get('/auth/callback', async (c) => {
-    const current = signIn as StudioSignIn;
-    const outcome = await current.finish(
-      cookieValue(c.req.header('cookie'), current.cookies.flow),
-      new URL(c.req.url),
-    );
-    c.header(
-      'Set-Cookie',
-      setCookie(current.cookies.flow, '', { secure: current.secure, maxAgeSeconds: 0 }),
-      {
-        append: true,
-      },
-    );
-    if (!outcome.ok) return notice(c, 'Not signed in', outcome.message, outcome.status);
-    const seconds = (outcome.session.expiresAt - Date.now()) / 1000;
-    c.header(
-      'Set-Cookie',
-      setCookie(current.cookies.session, outcome.session.id, {
-        secure: current.secure,
-        maxAgeSeconds: seconds,
-      }),
-      { append: true },
-    );
-    return c.redirect(safeReturn(outcome.returnTo), 303);
-  });
-  app.post('/auth/sign-out', (c) => {
-    const current = signIn as StudioSignIn;
-    const id = cookieValue(c.req.header('cookie'), current.cookies.session);
-    const provider = current.end(id);
-    for (const [stream, owner] of streamSessions) if (owner === id) stream.abort();
-    c.header(
-      'Set-Cookie',
-      setCookie(current.cookies.session, '', { secure: current.secure, maxAgeSeconds: 0 }),
-    );
-    return c.json({ next: provider ?? '/auth/signed-out' });
-  });
-  app.get('/auth/signed-out', (c) => notice(c, 'Signed out', 'You are signed out of this studio.', 200));
+  if (auth) {
+    app.get('/auth/callback', async (c) => {
+      const current = signIn as StudioSignIn;
+      const outcome = await current.finish(
+        cookieValue(c.req.header('cookie'), current.cookies.flow),
+        new URL(c.req.url),
+      );
+      c.header(
+        'Set-Cookie',
+        setCookie(current.cookies.flow, '', { secure: current.secure, maxAgeSeconds: 0 }),
+        {
+          append: true,
+        },
+      );
+      if (!outcome.ok) return notice(c, 'Not signed in', outcome.message, outcome.status);
+      const seconds = (outcome.session.expiresAt - Date.now()) / 1000;
+      c.header(
+        'Set-Cookie',
+        setCookie(current.cookies.session, outcome.session.id, {
+          secure: current.secure,
+          maxAgeSeconds: seconds,
+        }),
+        { append: true },
+      );
+      return c.redirect(safeReturn(outcome.returnTo), 303);
+    });
+    app.post('/auth/sign-out', (c) => {
+      const current = signIn as StudioSignIn;
+      const id = cookieValue(c.req.header('cookie'), current.cookies.session);
+      const provider = current.end(id);
+      for (const [stream, owner] of streamSessions) if (owner === id) stream.abort();
+      c.header(
+        'Set-Cookie',
+        setCookie(current.cookies.session, '', { secure: current.secure, maxAgeSeconds: 0 }),
+      );
+      return c.json({ next: provider ?? '/auth/signed-out' });
+    });
+    app.get('/auth/signed-out', (c) => notice(c, 'Signed out', 'You are signed out of this studio.', 200));
+  }
 
   const page = new Hono<StudioEnv>({ strict: false });
   page.use('*', compress());
@@ -802,10 +805,6 @@ function notice(c: Context<StudioEnv>, title: string, message: string, status: 2
     '',
   ].join('\n');
   return c.html(body, status);
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
 /** The addresses of this machine's interfaces, as a Host header names them (IPv6 bracketed). */

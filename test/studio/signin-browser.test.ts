@@ -6,14 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { z } from 'zod';
-import { defineTool, Registry } from '../../src/index.js';
+import { Registry } from '../../src/index.js';
 import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/index.js';
 import { type RunningStudio, startStudio } from '../../src/studio/index.js';
 import { connectAs } from '../support/mcp-caller.js';
 import { STUDIO_CLIENT, startProvider, type TestProvider, USERS } from '../support/oidc-provider.js';
 import { hasPostgres, type PostgresServer, startPostgres } from '../support/postgres.js';
+import { deploy } from './deploy-tool.js';
 import { launchBrowser, skipWithoutBrowser } from './support.js';
 
 const SHOTS = process.env.TOOLPACT_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'toolpact-studio-shots-'));
@@ -36,14 +36,6 @@ const policy = definePolicy({
       decidedBy: { group: 'leads', notCaller: true },
     },
   ],
-});
-
-const deploy = defineTool({
-  name: 'deploy',
-  description: 'Deploy a service to production. Changes what users see; not read-only.',
-  category: 'write',
-  input: z.object({ service: z.string().describe('The service to deploy, e.g. api.') }),
-  execute: ({ service }) => ({ deployed: service }),
 });
 
 describe.skipIf(skip)('signing in to the studio in Chromium', () => {

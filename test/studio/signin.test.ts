@@ -2,8 +2,7 @@
 // loopback, the studio signing people in with the authorization code and PKCE, sessions, refusals,
 // and the refusal to listen on the network without auth.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { z } from 'zod';
-import { defineTool, Registry } from '../../src/index.js';
+import { Registry } from '../../src/index.js';
 import { definePolicy } from '../../src/policy/index.js';
 import { type RunningStudio, type StudioOptions, startStudio } from '../../src/studio/index.js';
 import {
@@ -13,14 +12,7 @@ import {
   startProvider,
   type TestProvider,
 } from '../support/oidc-provider.js';
-
-const deploy = defineTool({
-  name: 'deploy',
-  description: 'Deploy a service to production. Changes what users see; not read-only.',
-  category: 'write',
-  input: z.object({ service: z.string().describe('The service to deploy, e.g. api.') }),
-  execute: ({ service }) => ({ deployed: service }),
-});
+import { deploy } from './deploy-tool.js';
 
 const policy = definePolicy({
   rules: [{ id: 'ask-deploys', action: 'ask', tool: 'deploy', reason: 'a production deploy' }],
