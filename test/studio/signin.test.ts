@@ -1,6 +1,7 @@
 // The studio behind sign-in, over HTTP without a browser: panva's oidc-provider in process on
 // loopback, the studio signing people in with the authorization code and PKCE, sessions, refusals,
 // and the refusal to listen on the network without auth.
+import { type IncomingMessage, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Registry } from '../../src/index.js';
 import { definePolicy } from '../../src/policy/index.js';
@@ -17,6 +18,18 @@ import { deploy } from './deploy-tool.js';
 const policy = definePolicy({
   rules: [{ id: 'ask-deploys', action: 'ask', tool: 'deploy', reason: 'a production deploy' }],
 });
+
+/** A GET of / on a loopback port with the Host header given (fetch does not let a test set Host). */
+function rawGet(port: number, host: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: '127.0.0.1', port, path: '/', headers: { host } }, (response) => {
+      response.resume();
+      resolve(response);
+    });
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
 
 /** A browser's cookie jar over fetch, redirects left to the caller. */
 class Jar {
@@ -124,10 +137,12 @@ describe('the studio behind OpenID Connect sign-in', () => {
     const back = await signInAs(jar, 'bob');
     expect(back.status).toBe(303);
     expect(back.headers.get('location')).toBe('/');
-    const cookie = back.headers.getSetCookie().find((line) => line.startsWith('toolpact-studio-'))!;
+    const cookie = back.headers
+      .getSetCookie()
+      .find((line) => line.startsWith(`toolpact-studio-${new URL(origin).port}=`))!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
-    expect(cookie).toMatch(/Max-Age=\d+/);
+    expect(cookie).toMatch(/Max-Age=[1-9]\d*/);
     const page = await jar.fetch(`${origin}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('toolpact studio');
@@ -218,14 +233,24 @@ describe('the studio behind OpenID Connect sign-in', () => {
     expect((await jar.fetch(`${origin}/api/overview`)).status).toBe(401);
   });
 
-  test('a public client signs in with PKCE alone', async () => {
-    const open = await startStudio(options({ auth: authConfig(STUDIO_CLIENT.id) }));
+  test('a public client signs in with PKCE alone; the session lasts no longer than sessionMaxAgeSeconds', async () => {
+    const open = await startStudio(
+      options({ auth: authConfig(STUDIO_CLIENT.id, { sessionMaxAgeSeconds: 120 }) }),
+    );
     try {
       const jar = new Jar();
       const start = await jar.fetch(open.url);
       const base = new URL(open.url).origin;
       const query = await signIn(new URL(start.headers.get('location')!), 'alice', `${base}/auth/callback`);
-      expect((await jar.fetch(`${base}/auth/callback?${query}`)).status).toBe(303);
+      const back = await jar.fetch(`${base}/auth/callback?${query}`);
+      expect(back.status).toBe(303);
+      const maxAge = Number(
+        /Max-Age=(\d+)/.exec(
+          back.headers.getSetCookie().find((line) => line.startsWith(`toolpact-studio-${open.port}=`))!,
+        )![1],
+      );
+      expect(maxAge).toBeGreaterThan(60);
+      expect(maxAge).toBeLessThanOrEqual(120);
       const overview = (await (await jar.fetch(`${base}/api/overview`)).json()) as {
         signedIn: { subject: string; groups: string[] };
       };
@@ -235,21 +260,27 @@ describe('the studio behind OpenID Connect sign-in', () => {
     }
   });
 
+  test('at an https address behind a proxy: that Host is answered, and the cookies are Secure and __Host-', async () => {
+    const proxied = await startStudio(
+      options({ auth: authConfig(STUDIO_CLIENT.id, { url: 'https://studio.example.com' }) }),
+    );
+    try {
+      expect(proxied.url).toBe('https://studio.example.com/');
+      const answer = await rawGet(proxied.port, 'studio.example.com');
+      expect(answer.statusCode).toBe(302);
+      const location = new URL(answer.headers.location as string);
+      expect(location.searchParams.get('redirect_uri')).toBe('https://studio.example.com/auth/callback');
+      const cookie = String(answer.headers['set-cookie']);
+      expect(cookie).toMatch(/^__Host-toolpact-studio-signin=/);
+      expect(cookie).toMatch(/; Secure/);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   test('a foreign Host is refused before any session is looked at', async () => {
-    const port = new URL(origin).port;
-    const { request } = await import('node:http');
-    const status = await new Promise<number>((resolve, reject) => {
-      const outgoing = request(
-        { host: '127.0.0.1', port, path: '/', headers: { host: `rebound.example:${port}` } },
-        (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end();
-    });
-    expect(status).toBe(421);
+    const port = Number(new URL(origin).port);
+    expect((await rawGet(port, `rebound.example:${port}`)).statusCode).toBe(421);
   });
 
   test('start refuses an auth without a studio section, a secret not set, or an unreachable issuer', async () => {
