@@ -63,6 +63,7 @@ const system = [
   'test/structure/published-package.test.ts',
   'test/studio/browser.test.ts',
   'test/studio/cli.test.ts',
+  'test/studio/signin-browser.test.ts',
   'test/studio/store-browser.test.ts',
   'test/studio/store.test.ts',
 ];

@@ -96,6 +96,44 @@ export interface AuthConfig {
   readonly apiKeys?: string;
   /** Introspection of opaque tokens. */
   readonly introspection?: AuthIntrospectionConfig;
+  /** The studio as an OpenID Connect client: how `toolpact studio --auth` signs people in. */
+  readonly studio?: AuthStudioConfig;
+}
+
+/**
+ * The studio as an OpenID Connect client of one of the trusted issuers: it signs a person in with the
+ * authorization code flow and PKCE, and their principal decides approvals.
+ */
+export interface AuthStudioConfig {
+  /** The issuer to sign in with: one of `issuers` (default: the first). */
+  readonly issuer?: string;
+  /** The studio's client id at that issuer. */
+  readonly clientId: string;
+  /**
+   * The environment variable holding the client secret, for a confidential client (the secret is never
+   * in the file). Without it the studio is a public client: PKCE only.
+   */
+  readonly clientSecretEnv?: string;
+  /** The scopes asked for at sign-in (default `["openid"]`; `openid` is required). */
+  readonly scopes?: readonly string[];
+  /**
+   * The studio's address as browsers reach it, e.g. `https://studio.example.com` (default: the address
+   * it listens on). The redirect URI to register at the provider is this followed by `/auth/callback`.
+   */
+  readonly url?: string;
+  /** The longest a sign-in lasts, in seconds (default 28,800: 8 hours); it also ends with the ID token. */
+  readonly sessionMaxAgeSeconds?: number;
+}
+
+/** The studio's client settings, checked, defaults filled in. */
+export interface ResolvedStudioConfig {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecretEnv: string | undefined;
+  readonly scopes: readonly string[];
+  /** The origin browsers reach the studio at (`https://studio.example.com`), when given. */
+  readonly url: string | undefined;
+  readonly sessionMaxAgeSeconds: number;
 }
 
 /** An issuer, its defaults filled in. */
@@ -122,6 +160,8 @@ export interface ResolvedAuthConfig {
   /** Absolute, when given. */
   readonly apiKeys: string | undefined;
   readonly introspection: AuthIntrospectionConfig | undefined;
+  /** The studio's sign-in client, when the file has a `studio` section. */
+  readonly studio: ResolvedStudioConfig | undefined;
 }
 
 /**
@@ -149,12 +189,16 @@ const TOP_KEYS = [
   'cacheSize',
   'apiKeys',
   'introspection',
+  'studio',
   '$schema',
 ];
 const ISSUER_KEYS = ['issuer', 'algorithms', 'jwksUri', 'jwksCooldownSeconds'];
 const SCOPE_KEYS = ['required', 'tools', 'categories', 'supported'];
 const CLAIM_KEYS = ['groups', 'roles'];
 const INTROSPECTION_KEYS = ['endpoint', 'clientId', 'clientSecretEnv', 'cacheMaxAgeSeconds'];
+const STUDIO_KEYS = ['issuer', 'clientId', 'clientSecretEnv', 'scopes', 'url', 'sessionMaxAgeSeconds'];
+/** The path the studio answers the provider's redirect at, under its `url`. */
+export const STUDIO_CALLBACK_PATH = '/auth/callback';
 
 /**
  * Reads and checks an `--auth` file.
@@ -251,6 +295,7 @@ export function resolveAuthConfig(
   }
   const introspection =
     top.introspection === undefined ? undefined : introspectionOf(top.introspection, fail);
+  const studio = top.studio === undefined ? undefined : studioOf(top.studio, issuers, fail);
   return Object.freeze({
     resource,
     issuers: Object.freeze(issuers),
@@ -260,6 +305,7 @@ export function resolveAuthConfig(
     cacheSize,
     apiKeys,
     introspection,
+    studio,
   });
 }
 
@@ -412,6 +458,88 @@ function introspectionOf(value: unknown, fail: Fail): AuthIntrospectionConfig {
     clientId: record.clientId,
     clientSecretEnv: record.clientSecretEnv,
     cacheMaxAgeSeconds,
+  });
+}
+
+function studioOf(value: unknown, issuers: readonly ResolvedIssuer[], fail: Fail): ResolvedStudioConfig {
+  const record = objectAt(value, '$.studio', fail);
+  knownKeys(record, STUDIO_KEYS, '$.studio', fail);
+  const trusted = issuers.map((each) => each.issuer);
+  let issuer = trusted[0]!;
+  if (record.issuer !== undefined) {
+    if (typeof record.issuer !== 'string' || !trusted.includes(record.issuer)) {
+      return fail(
+        '$.studio.issuer',
+        `is ${describe(record.issuer)}; the studio signs people in with one of the trusted issuers: ${trusted.map((each) => JSON.stringify(each)).join(', ')}.`,
+      );
+    }
+    issuer = record.issuer;
+  }
+  if (typeof record.clientId !== 'string' || record.clientId === '') {
+    return fail(
+      '$.studio.clientId',
+      `is ${describe(record.clientId)}; give the studio's client id at ${issuer} (register a web client whose redirect URI is the studio's address followed by ${STUDIO_CALLBACK_PATH}).`,
+    );
+  }
+  let clientSecretEnv: string | undefined;
+  if (record.clientSecretEnv !== undefined) {
+    if (
+      typeof record.clientSecretEnv !== 'string' ||
+      !/^[A-Za-z_][A-Za-z0-9_]*$/.test(record.clientSecretEnv)
+    ) {
+      return fail(
+        '$.studio.clientSecretEnv',
+        `is ${describe(record.clientSecretEnv)}; give the name of the environment variable holding the client secret (or leave it out for a public client).`,
+      );
+    }
+    clientSecretEnv = record.clientSecretEnv;
+  }
+  const scopes = scopeList(record.scopes, '$.studio.scopes', fail) ?? ['openid'];
+  if (!scopes.includes('openid')) {
+    return fail(
+      '$.studio.scopes',
+      `is ${describe(record.scopes)}; an OpenID Connect sign-in asks for "openid": add it, e.g. ["openid", "groups"].`,
+    );
+  }
+  let url: string | undefined;
+  if (record.url !== undefined) {
+    const parsed = typeof record.url === 'string' ? parseUrl(record.url) : undefined;
+    const example = 'e.g. "https://studio.example.com"';
+    if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
+      return fail(
+        '$.studio.url',
+        `is ${describe(record.url)}; give the studio's address as browsers reach it, ${example}.`,
+      );
+    }
+    if ((parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search !== '' || parsed.hash !== '') {
+      return fail(
+        '$.studio.url',
+        `is ${JSON.stringify(record.url)}; give an origin only, ${example}: the studio is served at its root, and its redirect URI is that origin followed by ${STUDIO_CALLBACK_PATH}.`,
+      );
+    }
+    if (parsed.username !== '' || parsed.password !== '') {
+      return fail(
+        '$.studio.url',
+        `is ${JSON.stringify(record.url)}; an address with a user or password in it cannot be the studio's. Give ${example}.`,
+      );
+    }
+    url = parsed.origin;
+  }
+  const sessionMaxAgeSeconds = wholeNumber(
+    record.sessionMaxAgeSeconds,
+    28_800,
+    60,
+    604_800,
+    '$.studio.sessionMaxAgeSeconds',
+    fail,
+  );
+  return Object.freeze({
+    issuer,
+    clientId: record.clientId,
+    clientSecretEnv,
+    scopes: Object.freeze([...scopes]),
+    url,
+    sessionMaxAgeSeconds,
   });
 }
 

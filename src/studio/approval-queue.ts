@@ -3,6 +3,8 @@ import type { ApprovalAnswer } from '../dispatch/gate.js';
 import type { ApprovalRequest, PolicyApprover } from '../policy/policy-gate.js';
 import { redactValue } from '../util/redact.js';
 
+const MAX_ANSWERED = 1_000;
+
 /** An `ask` waiting for the person at the page. */
 export interface PendingApproval {
   readonly id: string;
@@ -32,8 +34,10 @@ export type ApprovalChoice =
 export class ApprovalQueue {
   readonly #waiting = new Map<
     string,
-    { request: PendingApproval; settle: (answer: ApprovalAnswer) => void }
+    { request: PendingApproval; callId: string | undefined; settle: (answer: ApprovalAnswer) => void }
   >();
+  // Who answered the asks of recent calls, by call id (the studio's audit view shows it).
+  readonly #answeredBy = new Map<string, string>();
   readonly #listeners = new Set<(pending: readonly PendingApproval[]) => void>();
 
   /** The gate's approver: resolves when the page answers. */
@@ -50,6 +54,7 @@ export class ApprovalQueue {
           reason: request.reason,
           arguments: redactValue(request.arguments),
         },
+        callId: request.callId,
         settle: resolve,
       });
       this.#notify();
@@ -60,11 +65,19 @@ export class ApprovalQueue {
     return [...this.#waiting.values()].map((entry) => entry.request);
   }
 
-  /** Answers one question; false when the id is unknown (already answered, or never asked). */
-  answer(id: string, choice: ApprovalChoice): boolean {
+  /**
+   * Answers one question, as `by` (the signed-in person) when given; false when the id is unknown
+   * (already answered, or never asked).
+   */
+  answer(id: string, choice: ApprovalChoice, by?: string): boolean {
     const entry = this.#waiting.get(id);
     if (!entry) return false;
     this.#waiting.delete(id);
+    if (by !== undefined && entry.callId !== undefined) {
+      this.#answeredBy.set(entry.callId, by);
+      if (this.#answeredBy.size > MAX_ANSWERED)
+        this.#answeredBy.delete(this.#answeredBy.keys().next().value as string);
+    }
     entry.settle(
       choice.action === 'allow'
         ? { action: 'allow', scope: choice.scope }
@@ -72,6 +85,14 @@ export class ApprovalQueue {
     );
     this.#notify();
     return true;
+  }
+
+  /** Who answered the ask of the call `callId`, when a signed-in person did (forgotten once read). */
+  answeredBy(callId: string | undefined): string | undefined {
+    if (callId === undefined) return undefined;
+    const by = this.#answeredBy.get(callId);
+    this.#answeredBy.delete(callId);
+    return by;
   }
 
   /** Denies every open question (the studio is stopping). */

@@ -1,15 +1,17 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import { type AuditEntry, toEntry } from '../audit/audit-log.js';
+import { type AuthConfig, type ResolvedAuthConfig, resolveAuthConfig } from '../auth/auth-config.js';
 import type { BeforeCallHook, GateRequest } from '../dispatch/gate.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { jsonBodyMessage, readJsonBody } from '../mcp/json-body.js';
-import { checkRequestOrigin } from '../mcp/origin-check.js';
+import { checkRequestOrigin, isLoopbackHost } from '../mcp/origin-check.js';
 import { definePolicy } from '../policy/define-policy.js';
 import type { Policy } from '../policy/policy.js';
 import { createPolicyGate, type PolicyDecision, type PolicyGate } from '../policy/policy-gate.js';
@@ -29,8 +31,15 @@ import {
   studioOverview,
   studioToolDetail,
 } from './studio-model.js';
+import {
+  cookieValue,
+  openStudioSignIn,
+  type StudioSession,
+  type StudioSignIn,
+  setCookie,
+} from './studio-signin.js';
 import { hasSearchIndex, searchStudioTools } from './tool-search.js';
-import { contentSecurityPolicy, loadUiAssets, modulePaths, renderPage } from './ui-assets.js';
+import { contentSecurityPolicy, escapeHtml, loadUiAssets, modulePaths, renderPage } from './ui-assets.js';
 import { watchFiles } from './watch-files.js';
 
 /** What the studio shows: a registry built with the studio's gate options, and how to let it go. */
@@ -59,8 +68,26 @@ export interface StudioOptions {
   readonly load: (options: RegistryOptions) => Promise<StudioSource> | StudioSource;
   /** The policy the gate applies (default: the category defaults). */
   readonly policy?: Policy;
-  /** The port on 127.0.0.1 (default 0: a free one). */
+  /** The port (default 0: a free one). */
   readonly port?: number;
+  /**
+   * The address to listen on (default `127.0.0.1`). Anything but loopback needs `auth`, or
+   * `insecureNoAuth`.
+   */
+  readonly host?: string;
+  /**
+   * Sign-in: the auth file's content (`loadAuthConfig`), with its `studio` section naming the studio's
+   * OpenID Connect client. Every page and API request then needs a session, opened by signing in at
+   * the issuer (authorization code with PKCE), and decisions are the signed-in person's.
+   */
+  readonly auth?: AuthConfig | ResolvedAuthConfig;
+  /**
+   * Serve a non-loopback `host` without `auth` (refused otherwise): every response then carries the
+   * `Toolpact-Warning` header. For a private network, or a proxy in front that authenticates.
+   */
+  readonly insecureNoAuth?: boolean;
+  /** Where the studio client's secret variable (`$.studio.clientSecretEnv`) is read (default `process.env`). */
+  readonly env?: { readonly [name: string]: string | undefined };
   /** Files or folders whose change reloads the source (a folder: the files directly in it). */
   readonly watch?: readonly string[];
   /** How long an approval may wait for an answer before the call is denied (default 10 minutes). */
@@ -83,7 +110,10 @@ export interface StudioOptions {
 
 /** A running studio. */
 export interface RunningStudio {
-  /** The page's address, with the run's token in it: `http://127.0.0.1:43121/3f…a9/`. */
+  /**
+   * The page's address: with the run's token in it (`http://127.0.0.1:43121/3f…a9/`), or, with sign-in,
+   * the studio's root (`https://studio.example.com/`).
+   */
   readonly url: string;
   readonly port: number;
   /** Loads the source again and tells open pages (what a file change does). */
@@ -106,7 +136,10 @@ export interface StudioCall {
   readonly durationMs: number;
 }
 
-const HOST = '127.0.0.1';
+const DEFAULT_HOST = '127.0.0.1';
+/** The header every response of a studio reachable from the network without sign-in carries. */
+const INSECURE_WARNING_HEADER = 'Toolpact-Warning';
+const INSECURE_WARNING = 'no-auth: reachable from the network and authenticates no one';
 const MAX_BODY_BYTES = 1024 * 1024;
 /** Deepest nesting of a request body, as the MCP HTTP path allows. */
 const MAX_BODY_DEPTH = 64;
@@ -116,10 +149,11 @@ const HEARTBEAT_MS = 15_000;
 const MAX_DECIDER_CHARS = 200;
 
 /**
- * Serves the studio: a page on 127.0.0.1 that shows a tool set as each provider receives it, with lint
- * findings, token costs and the gate's decisions, and runs calls through the real `registry.call` with
- * the gate, asking the person at the page when the policy says `ask`. Every request must carry the
- * run's random token in its path and come from the page's own origin, to a loopback Host.
+ * Serves the studio: a page (on 127.0.0.1 unless `host` says otherwise) that shows a tool set as each
+ * provider receives it, with lint findings, token costs and the gate's decisions, and runs calls
+ * through the real `registry.call` with the gate, asking the person at the page when the policy says
+ * `ask`. Every request must come from the page's own origin, to a Host it answers, and carry either
+ * the run's random token in its path or, with `auth`, the session of someone signed in.
  *
  * @example
  * const studio = await startStudio({
@@ -140,17 +174,52 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       `storePollMs is ${String(pollMs)}; give a positive number of milliseconds (default 1000).`,
     );
   }
+  const host = options.host ?? DEFAULT_HOST;
+  if (typeof host !== 'string' || host.trim() === '' || /[\s/]/.test(host)) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `host is ${JSON.stringify(host)}; give an address to listen on, e.g. 127.0.0.1 or 0.0.0.0.`,
+    );
+  }
+  const bare = host.replace(/^\[|\]$/g, '');
+  const loopback = isLoopbackHost(bare);
+  const wildcard = bare === '0.0.0.0' || bare === '::';
+  const auth = options.auth === undefined ? undefined : resolvedAuth(options.auth);
+  if (auth && !auth.studio) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      'auth has no "studio" section, so the studio cannot sign anyone in. Add { "studio": { "clientId": "…" } } naming the studio\'s client at your provider (see docs/studio.md).',
+    );
+  }
+  if (!loopback && !auth && !options.insecureNoAuth) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `host is ${JSON.stringify(host)}, reachable from the network, and no auth is configured: anyone who reaches the port could run the tools and decide approvals. Give auth (with a "studio" section; see docs/studio.md), bind 127.0.0.1, or set insecureNoAuth when something in front authenticates.`,
+    );
+  }
+  if (auth && wildcard && !auth.studio?.url) {
+    throw new ToolDefinitionError(
+      'invalid_option',
+      `host is ${JSON.stringify(host)}, every address of this machine, so the studio cannot tell the address browsers reach it at. Give it in the auth file as $.studio.url (e.g. "https://studio.example.com"), the origin of the redirect URI registered at the provider.`,
+    );
+  }
+  const insecure = !loopback && !auth;
   const token = randomBytes(18).toString('base64url');
+  // With sign-in the studio is served at its root (its redirect URI is registered at the provider);
+  // without, every path sits under the run's random token.
+  const base = auth ? '' : `/${token}`;
   const assets = loadUiAssets();
   const preload = modulePaths(assets);
   const policy = definePolicy(options.policy ?? { rules: [] });
   const approvals = new ApprovalQueue();
-  const audit: AuditEntry[] = [];
+  const audit: StudioAuditEntry[] = [];
   const history: StudioCall[] = [];
   const streams = new Set<SSEStreamingApi>();
   const store = options.store;
   const observe = (record: CallRecord) => {
-    const entry = toEntry(record);
+    const by = approvals.answeredBy(record.callId);
+    const entry: StudioAuditEntry =
+      by === undefined ? toEntry(record) : { ...toEntry(record), answeredBy: by };
     keep(audit, entry);
     broadcast('audit', entry);
     // With a store, the result waits until the record is committed there, as `toolpact serve` does.
@@ -222,12 +291,26 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   };
   const stopWatching = options.watch?.length ? watchFiles(options.watch, () => void reload()) : () => {};
 
-  const app = new Hono({ strict: false });
+  const app = new Hono<StudioEnv>({ strict: false });
   let selfOrigins: readonly string[] = [];
+  let allowedHosts: readonly string[] = [];
+  let signIn: StudioSignIn | undefined;
+  // The event streams of each session, closed when it signs out or expires.
+  const streamSessions = new Map<SSEStreamingApi, string>();
   app.onError((_error, c) => c.json(problem('internal', 'The studio failed to answer this request.'), 500));
+  if (insecure) {
+    app.use('*', async (c, next) => {
+      await next();
+      c.res.headers.set(INSECURE_WARNING_HEADER, INSECURE_WARNING);
+    });
+  }
   app.use('*', async (c, next) => {
     const origin = c.req.header('origin');
-    const refusal = checkRequestOrigin({ host: c.req.header('host'), origin }, { loopback: true });
+    // The Host must name loopback, the address listened on, or the studio's configured address.
+    const refusal = checkRequestOrigin(
+      { host: c.req.header('host'), origin },
+      { loopback: true, allowedHosts },
+    );
     if (refusal) return c.text(`${refusal.message}\n`, refusal.status);
     // Stricter than a loopback check: another local page (another port) must not drive the studio.
     if (origin !== undefined && origin !== '' && !selfOrigins.includes(origin)) {
@@ -237,6 +320,10 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       );
     }
     const path = new URL(c.req.url).pathname;
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Cache-Control', 'no-store');
+    if (auth) return withSession(c, next, path);
     const [, first = ''] = path.split('/');
     if (!sameToken(first, token)) {
       return c.text(
@@ -245,13 +332,77 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       );
     }
     if (path === `/${token}`) return c.redirect(`/${token}/`, 308);
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Referrer-Policy', 'no-referrer');
-    c.header('Cache-Control', 'no-store');
     await next();
   });
 
-  const page = new Hono({ strict: false });
+  /** With sign-in: the sign-in routes pass; every other request needs a live session. */
+  async function withSession(c: Context<StudioEnv>, next: () => Promise<void>, path: string) {
+    if (!signIn) return c.text('The studio is starting; try again in a moment.\n', 503);
+    if (path.startsWith('/auth/')) return next();
+    const session = signIn.session(cookieValue(c.req.header('cookie'), signIn.cookies.session));
+    if (session) {
+      c.set('session', session);
+      return next();
+    }
+    if ((c.req.method === 'GET' || c.req.method === 'HEAD') && !path.startsWith('/api/')) {
+      const url = new URL(c.req.url);
+      const started = await signIn.start(`${url.pathname}${url.search}`);
+      c.header(
+        'Set-Cookie',
+        setCookie(signIn.cookies.flow, started.flow, { secure: signIn.secure, maxAgeSeconds: 600 }),
+      );
+      return c.redirect(started.location, 302);
+    }
+    return c.json(
+      problem(
+        'not_signed_in',
+        `This studio needs you signed in with ${signIn.issuer}, and this request carries no live session (none yet, signed out, or expired). Open ${selfOrigins[0]}/ in the browser to sign in.`,
+      ),
+      401,
+    );
+  }
+
+  if (auth) {
+    app.get('/auth/callback', async (c) => {
+      const current = signIn as StudioSignIn;
+      const outcome = await current.finish(
+        cookieValue(c.req.header('cookie'), current.cookies.flow),
+        new URL(c.req.url),
+      );
+      c.header(
+        'Set-Cookie',
+        setCookie(current.cookies.flow, '', { secure: current.secure, maxAgeSeconds: 0 }),
+        {
+          append: true,
+        },
+      );
+      if (!outcome.ok) return notice(c, 'Not signed in', outcome.message, outcome.status);
+      const seconds = (outcome.session.expiresAt - Date.now()) / 1000;
+      c.header(
+        'Set-Cookie',
+        setCookie(current.cookies.session, outcome.session.id, {
+          secure: current.secure,
+          maxAgeSeconds: seconds,
+        }),
+        { append: true },
+      );
+      return c.redirect(safeReturn(outcome.returnTo), 303);
+    });
+    app.post('/auth/sign-out', (c) => {
+      const current = signIn as StudioSignIn;
+      const id = cookieValue(c.req.header('cookie'), current.cookies.session);
+      const provider = current.end(id);
+      for (const [stream, owner] of streamSessions) if (owner === id) stream.abort();
+      c.header(
+        'Set-Cookie',
+        setCookie(current.cookies.session, '', { secure: current.secure, maxAgeSeconds: 0 }),
+      );
+      return c.json({ next: provider ?? '/auth/signed-out' });
+    });
+    app.get('/auth/signed-out', (c) => notice(c, 'Signed out', 'You are signed out of this studio.', 200));
+  }
+
+  const page = new Hono<StudioEnv>({ strict: false });
   page.use('*', compress());
   page.get('/', (c) => {
     const nonce = randomBytes(16).toString('base64');
@@ -274,6 +425,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       skipped: source.skipped ?? [],
       policyRules: policy.rules.length,
       store: store?.where ?? null,
+      signedIn: signedInOf(c.get('session')),
       ...data,
     });
   });
@@ -309,8 +461,18 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     if (!body.ok) return c.json(body.problem, body.status);
     const decision = queueDecision(body.value);
     if (typeof decision === 'string') return c.json(problem('bad_request', decision), 400);
+    const session = c.get('session');
     try {
-      return c.json(await queue.decide(c.req.param('id'), decision));
+      // Signed in, the decision is that person's, whatever name the body gives.
+      const decided = session
+        ? {
+            action: decision.action,
+            ...(decision.reason ? { reason: decision.reason } : {}),
+            by: session.principal.subject,
+            decider: session.principal,
+          }
+        : decision;
+      return c.json(await queue.decide(c.req.param('id'), decided));
     } catch (error) {
       if (error instanceof StoreQueueError) return c.json(problem(error.type, error.message), error.status);
       throw error;
@@ -359,7 +521,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     if (!body.ok) return c.json(body.problem, body.status);
     const choice = approvalChoice(body.value);
     if (typeof choice === 'string') return c.json(problem('bad_request', choice), 400);
-    if (!approvals.answer(c.req.param('id'), choice)) {
+    if (!approvals.answer(c.req.param('id'), choice, c.get('session')?.principal.subject)) {
       return c.json(problem('unknown_approval', 'This approval was already answered or has expired.'), 404);
     }
     if (choice.action === 'allow' && choice.scope === 'session') changed();
@@ -369,6 +531,8 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   page.get('/api/events', (c) =>
     streamSSE(c, async (stream) => {
       streams.add(stream);
+      const session = c.get('session');
+      if (session) streamSessions.set(stream, session.id);
       await stream.writeSSE({ event: 'state', data: JSON.stringify({ version, loadError }) });
       await stream.writeSSE({ event: 'approvals', data: JSON.stringify(approvals.pending()) });
       // The store's queue is read while a page follows; a change is pushed as a `queue` event.
@@ -380,11 +544,17 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       }
       await new Promise<void>((resolve) => {
         const heartbeat = setInterval(() => {
+          // A session that expired stops its stream; the page then asks to sign in again.
+          if (session && !signIn?.session(session.id)) {
+            stream.abort();
+            return;
+          }
           stream.writeSSE({ event: 'ping', data: '{}' }).catch(() => {});
         }, HEARTBEAT_MS);
         stream.onAbort(() => {
           clearInterval(heartbeat);
           streams.delete(stream);
+          streamSessions.delete(stream);
           resolve();
         });
       });
@@ -393,27 +563,56 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   page.all('*', (c) =>
     c.json(problem('not_found', `Nothing is served at ${c.req.path.slice(0, 200)}.`), 404),
   );
-  app.route(`/${token}`, page);
+  app.route(base || '/', page);
 
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {
-      const started = serve({ fetch: app.fetch, port, hostname: HOST }, () => resolve(started as Server));
+      const started = serve({ fetch: app.fetch, port, hostname: bare }, () => resolve(started as Server));
       (started as Server).once('error', reject);
     });
   } catch (error) {
+    await abandon();
+    throw error;
+  }
+  const address = server.address() as AddressInfo;
+  const named = wildcard ? DEFAULT_HOST : bare.includes(':') ? `[${bare}]` : bare;
+  const listening = `http://${named}:${address.port}`;
+  const configured = auth?.studio?.url;
+  const origin = configured ?? listening;
+  const publicHost = configured ? new URL(configured).host : undefined;
+  // The addresses a Host header may name besides loopback: the one listened on, or every address of
+  // the machine for a wildcard, and the configured address.
+  const addresses = loopback ? [] : wildcard ? machineAddresses() : [named];
+  allowedHosts = [...addresses.map((name) => `${name}:${address.port}`), ...(publicHost ? [publicHost] : [])];
+  selfOrigins = [
+    ...new Set([
+      origin,
+      listening,
+      ...['127.0.0.1', 'localhost', '[::1]', ...addresses].map((name) => `http://${name}:${address.port}`),
+    ]),
+  ];
+  if (auth) {
+    try {
+      signIn = await openStudioSignIn(auth, { origin, ...(options.env ? { env: options.env } : {}) });
+    } catch (error) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await abandon();
+      throw error;
+    }
+  }
+
+  async function abandon(): Promise<void> {
     // Nothing listens, so nothing would ever close the watchers or the source (an MCP connection).
     stopWatching();
     unsubscribe();
     await reloading;
     await source.close?.().catch(() => {});
-    throw error;
   }
-  const address = server.address() as AddressInfo;
-  selfOrigins = [`http://${HOST}:${address.port}`, `http://localhost:${address.port}`];
 
   return {
-    url: `http://${HOST}:${address.port}/${token}/`,
+    url: `${auth ? origin : listening}${base}/`,
     port: address.port,
     reload,
     async close() {
@@ -550,4 +749,68 @@ function sameToken(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** An audit entry as the page shows it: with who answered its ask, when a signed-in person did. */
+type StudioAuditEntry = AuditEntry & { readonly answeredBy?: string };
+
+/** What the studio's routes keep per request: the signed-in person's session, with sign-in on. */
+type StudioEnv = { Variables: { session: StudioSession | undefined } };
+
+function resolvedAuth(auth: AuthConfig | ResolvedAuthConfig): ResolvedAuthConfig {
+  const resolved = auth as ResolvedAuthConfig;
+  return resolved.scopes?.tools instanceof Map && typeof resolved.cacheSize === 'number'
+    ? resolved
+    : resolveAuthConfig(auth);
+}
+
+/** Who the page says is signed in (null without sign-in). */
+function signedInOf(session: StudioSession | undefined) {
+  if (!session) return null;
+  const { subject, issuer, groups, roles } = session.principal;
+  return {
+    subject,
+    issuer: issuer ?? null,
+    name: session.displayName,
+    groups,
+    roles,
+    expiresAt: new Date(session.expiresAt).toISOString(),
+  };
+}
+
+/** Where to go after signing in: a path of the studio, never another site or a sign-in route. */
+function safeReturn(path: string): string {
+  return path.startsWith('/') &&
+    !path.startsWith('//') &&
+    !path.startsWith('/\\') &&
+    !path.startsWith('/auth/')
+    ? path
+    : '/';
+}
+
+/** A small page for the sign-in routes: a title, what happened, and the way back in. */
+function notice(c: Context<StudioEnv>, title: string, message: string, status: 200 | 400 | 502): Response {
+  c.header(
+    'Content-Security-Policy',
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  );
+  const body = [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><title>toolpact studio</title></head>',
+    '<body style="font-family: system-ui, sans-serif; margin: 3rem auto; max-width: 40rem">',
+    `<h1>${escapeHtml(title)}</h1>`,
+    `<p class="notice">${escapeHtml(message)}</p>`,
+    '<p><a href="/">Sign in to the studio</a></p>',
+    '</body></html>',
+    '',
+  ].join('\n');
+  return c.html(body, status);
+}
+
+/** The addresses of this machine's interfaces, as a Host header names them (IPv6 bracketed). */
+function machineAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .filter((each) => !each.internal)
+    .map((each) => (each.family === 'IPv6' ? `[${each.address.split('%')[0]}]` : each.address));
 }

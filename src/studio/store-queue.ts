@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os';
+import type { Principal } from '../dispatch/principal.js';
 import type { Approval, PostgresStore } from '../store/postgres-store.js';
 
 /** The shared store's approval queue as the studio's approvals page shows it. */
@@ -21,9 +22,14 @@ export interface StoreQueueView {
 /** A decision taken in the studio on a queued approval. */
 export interface StoreQueueDecision {
   readonly action: 'approve' | 'deny';
-  /** Who decided (default: the feed's decider). */
+  /** Who decided (default: the decider's subject, else the feed's decider). */
   readonly by?: string;
   readonly reason?: string;
+  /**
+   * The signed-in person deciding: checked against the approval's `decidedBy` (its group, and that
+   * it is not the caller). Without one the decision is the local process's.
+   */
+  readonly decider?: Principal;
 }
 
 /** Options of {@link StoreQueueFeed}. */
@@ -150,8 +156,12 @@ export class StoreQueueFeed {
    * feed's decider) and when, then reads the queue again so followers see it at once.
    */
   async decide(id: string, decision: StoreQueueDecision): Promise<Approval> {
-    const by = decision.by?.trim() || this.#decider;
-    const recorded = { by, ...(decision.reason ? { reason: decision.reason } : {}) };
+    const by = decision.by?.trim() || decision.decider?.subject || this.#decider;
+    const recorded = {
+      by,
+      ...(decision.reason ? { reason: decision.reason } : {}),
+      ...(decision.decider ? { decider: decision.decider } : {}),
+    };
     let approval: Approval;
     try {
       approval =

@@ -131,6 +131,12 @@ export function contentSecurityPolicy(nonce: string): string {
   ].join('; ');
 }
 
-function escapeHtml(text: string): string {
+/**
+ * Text made safe inside HTML text and attribute values.
+ *
+ * @example
+ * escapeHtml('<b>'); // '&#60;b&#62;'
+ */
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }

@@ -21,11 +21,33 @@ describe('toolpact studio: usage errors exit 2 with a message', () => {
     [['studio', MODULE, '--port', 'eighty'], '--port needs a whole number'],
     [['studio', 'no/such/module.ts'], 'Cannot find the module'],
     [['studio', MODULE, 'extra'], 'Unexpected arguments: extra'],
+    [
+      ['studio', MODULE, '--host', '0.0.0.0'],
+      '--host 0.0.0.0 is reachable from the network, and no --auth is given',
+    ],
+    [['studio', MODULE, '--auth', 'no/such/auth.json'], '--auth: Cannot read the auth file'],
   ])('%j', async (argv, message) => {
     const { code, stderr, stdout } = await runCli(argv, { cwd: ROOT });
     expect(code).toBe(2);
     expect(stderr).toContain(message);
     expect(stdout).toBe('');
+  });
+
+  test('an --auth file without a "studio" section is refused, naming what to add', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolpact-studio-auth-'));
+    try {
+      const file = join(folder, 'auth.json');
+      writeFileSync(
+        file,
+        JSON.stringify({ resource: 'https://tools.example.com/mcp', issuers: ['https://id.example.com'] }),
+      );
+      const { code, stderr } = await runCli(['studio', MODULE, '--auth', file], { cwd: ROOT });
+      expect(code).toBe(2);
+      expect(stderr).toContain('has no "studio" section');
+      expect(stderr).toContain('"clientId"');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   test('--help prints the usage, and the command is listed', async () => {

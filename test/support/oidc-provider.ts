@@ -8,7 +8,8 @@ import OidcProvider from 'oidc-provider';
  * panva's oidc-provider (8.x: 9.x needs Node 22), in process on a loopback port: a confidential client
  * for client credentials, a public client for the authorization code with PKCE, two users with groups,
  * resource indicators, and JWT access tokens for any resource the test names. The dev login and
- * consent pages are on; `signIn` drives them over HTTP like a browser would.
+ * consent pages are on; `signIn` drives them over HTTP like a browser would. The studio signs in as
+ * a native (RFC 8252) client, public or confidential, whose loopback redirect URI takes any port.
  */
 export interface TestProvider {
   readonly issuer: string;
@@ -25,6 +26,13 @@ export interface TestProvider {
 
 export const CONFIDENTIAL_CLIENT = { id: 'ci-bot', secret: 'ci-bot-secret-0123456789abcdef' };
 export const PUBLIC_CLIENT = { id: 'desk-app', redirect: 'http://127.0.0.1/callback' };
+/** The studio's clients: on 127.0.0.1, any port, path `/auth/callback`. */
+export const STUDIO_CLIENT = { id: 'studio', redirect: 'http://127.0.0.1/auth/callback' };
+export const STUDIO_CONFIDENTIAL_CLIENT = {
+  id: 'studio-confidential',
+  secret: 'studio-secret-0123456789abcdef',
+  redirect: 'http://127.0.0.1/auth/callback',
+};
 /** The users the login page accepts, and the groups their tokens carry. */
 export const USERS: Readonly<Record<string, readonly string[]>> = {
   alice: ['developers'],
@@ -71,6 +79,23 @@ function configured(issuer: string, keys: readonly Key[]): Provider {
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         redirect_uris: [PUBLIC_CLIENT.redirect],
+        application_type: 'native',
+      },
+      {
+        client_id: STUDIO_CLIENT.id,
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        redirect_uris: [STUDIO_CLIENT.redirect],
+        application_type: 'native',
+      },
+      {
+        client_id: STUDIO_CONFIDENTIAL_CLIENT.id,
+        client_secret: STUDIO_CONFIDENTIAL_CLIENT.secret,
+        token_endpoint_auth_method: 'client_secret_basic',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        redirect_uris: [STUDIO_CONFIDENTIAL_CLIENT.redirect],
         application_type: 'native',
       },
     ],
@@ -154,9 +179,14 @@ export async function startProvider(): Promise<TestProvider> {
 
 /**
  * Follows an authorization URL as a browser: the dev login page (as `user`), the consent page, and
- * the redirect back; answers the redirect's query (`code`, `state`, `iss`).
+ * the redirect back to `redirect` (default the public client's); answers the redirect's query
+ * (`code`, `state`, `iss`).
  */
-export async function signIn(authorizationUrl: URL, user: string): Promise<URLSearchParams> {
+export async function signIn(
+  authorizationUrl: URL,
+  user: string,
+  redirect: string = PUBLIC_CLIENT.redirect,
+): Promise<URLSearchParams> {
   const cookies = new Map<string, string>();
   const cookieHeader = () => [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
   const keep = (response: Response) => {
@@ -169,7 +199,7 @@ export async function signIn(authorizationUrl: URL, user: string): Promise<URLSe
   let url = authorizationUrl.href;
   let submitted = 0;
   for (let hop = 0; hop < 20; hop++) {
-    if (url.startsWith(PUBLIC_CLIENT.redirect)) return new URL(url).searchParams;
+    if (url.startsWith(redirect)) return new URL(url).searchParams;
     const response = await fetch(url, { redirect: 'manual', headers: { cookie: cookieHeader() } });
     keep(response);
     const location = response.headers.get('location');

@@ -1,16 +1,14 @@
-import { dirname, isAbsolute, resolve } from 'node:path';
-import type { Policy } from '../../policy/policy.js';
-import { Registry } from '../../registry/registry.js';
+import { resolve } from 'node:path';
+import { isLoopbackHost } from '../../mcp/origin-check.js';
 import type { PostgresStore } from '../../store/index.js';
-import type { StudioOptions } from '../../studio/index.js';
 import { parseArgs } from '../args.js';
 import { choosePolicy, openStoreOption } from '../gate-options.js';
-import type { CliIo, Command } from '../io.js';
+import type { Command } from '../io.js';
 import { InputError, UsageError } from '../io.js';
-import { CLOSE_GRACE_MS, closeWithin, ownLoaded } from '../lifecycle.js';
-import { loadRegistry } from '../load-module.js';
+import { CLOSE_GRACE_MS, closeWithin } from '../lifecycle.js';
 import { openBrowser } from '../open-browser.js';
 import { stopSignal, wholeNumberFlag } from '../stop-signal.js';
+import { studioAuth, studioSource } from '../studio-source.js';
 
 /**
  * `toolpact studio <module>`: a local page showing the tool set as each provider receives it, with
@@ -24,9 +22,9 @@ export const command: Command = {
   name: 'studio',
   summary: 'open a local page that shows a tool set as the model sees it, and try its calls',
   usage: [
-    'toolpact studio <module> [--port <n>] [--policy <file>] [--store <url>] [--open]',
-    'toolpact studio --mcp "<command>" | --url <url> [--port <n>] [--policy <file>] [--store <url>] [--open]',
-    'toolpact studio --gateway <mcp.json> [--port <n>] [--policy <file>] [--store <url>] [--open]',
+    'toolpact studio <module> [--port <n>] [--host <addr>] [--auth <file>] [--policy <file>] [--store <url>] [--open]',
+    'toolpact studio --mcp "<command>" | --url <url> [--port <n>] [--host <addr>] [--auth <file>] [--policy <file>] [--store <url>] [--open]',
+    'toolpact studio --gateway <mcp.json> [--port <n>] [--host <addr>] [--auth <file>] [--policy <file>] [--store <url>] [--open]',
     '',
     '  <module>         a .ts, .mts, .js or .mjs file exporting tools; editing it (or any file in its',
     '                   folder, such as generated contracts) reloads the page',
@@ -34,7 +32,13 @@ export const command: Command = {
     '  --url <url>      the tools of an MCP server at a Streamable HTTP endpoint',
     "  --gateway <file> the gateway's tools: every server of that host config, as toolpact gateway serves",
     '                   them (overrides applied, changed definitions withheld), with their calls audited',
-    '  --port <n>       port on 127.0.0.1 (default: a free one)',
+    '  --host <addr>    address to listen on (default 127.0.0.1); anything else needs --auth',
+    '  --port <n>       port (default: a free one)',
+    '  --auth <file>    sign people in with OpenID Connect (the auth file\'s "studio" section names the',
+    '                   client): every page and API request needs a session, and decisions are the',
+    "                   signed-in person's, checked against a rule's decidedBy",
+    '  --insecure-no-auth  serve a non-loopback --host without --auth; every response then carries a',
+    '                   Toolpact-Warning header',
     "  --policy <file>  the policy the gate applies (default: the configuration's, else the category defaults)",
     "  --store <url>    a fleet's shared store, a postgres:// URL (or TOOLPACT_STORE): the page's calls are",
     '                   committed to its audit log, the asks of rules with "approver": "queue" go to its',
@@ -42,8 +46,8 @@ export const command: Command = {
     '                   (recorded as decided by $USER, or by the name given in the page)',
     '  --open           open the page in the default browser',
     '',
-    'The page is served on 127.0.0.1 only, at a URL holding a random token for this run; requests',
-    'without the token, from another origin or to a foreign Host are refused. Calls go through the',
+    'Without --auth the page is at a URL holding a random token for this run; requests without the',
+    'token, from another origin or to a foreign Host are refused. Calls go through the',
     "registry's gate; an ask is answered in the page. Stops on SIGINT or SIGTERM.",
   ].join('\n'),
   async run(args, io) {
@@ -52,6 +56,9 @@ export const command: Command = {
       url: 'string',
       gateway: 'string',
       port: 'string',
+      host: 'string',
+      auth: 'string',
+      'insecure-no-auth': 'boolean',
       policy: 'string',
       store: 'string',
       open: 'boolean',
@@ -70,6 +77,15 @@ export const command: Command = {
       throw new UsageError(`--url must be an http(s) URL, received "${flags.url}".`);
     }
     const port = flags.port === undefined ? 0 : wholeNumberFlag('port', flags.port, 0, 65_535);
+    const host = typeof flags.host === 'string' ? flags.host.trim() : '127.0.0.1';
+    if (host === '') throw new UsageError('--host is empty; give an address, e.g. 127.0.0.1 or 0.0.0.0.');
+    const auth = typeof flags.auth === 'string' ? studioAuth(resolve(io.cwd, flags.auth)) : undefined;
+    const insecureNoAuth = flags['insecure-no-auth'] === true;
+    if (!auth && !insecureNoAuth && !isLoopbackHost(host.replace(/^\[|\]$/g, ''))) {
+      throw new UsageError(
+        `--host ${host} is reachable from the network, and no --auth is given: anyone who reaches the port could run the tools and decide approvals. Give --auth <file> (with a "studio" section; see docs/studio.md), or --insecure-no-auth when a proxy in front authenticates (every response then carries a Toolpact-Warning header).`,
+      );
+    }
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
     const { startStudio } = await import('../../studio/index.js');
     const source = await studioSource(modulePath, flags, policy, io);
@@ -84,14 +100,21 @@ export const command: Command = {
         ...options,
         ...(store ? { store, ...(by ? { decider: by } : {}) } : {}),
         port,
+        host,
+        ...(auth ? { auth, env: io.env } : {}),
+        ...(insecureNoAuth ? { insecureNoAuth } : {}),
       });
     } catch (error) {
       await source.abandon?.();
       await store?.close();
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE' || code === 'EACCES') {
-        throw new UsageError(`Cannot listen on 127.0.0.1:${port} (${code}); give another --port, or 0.`);
+      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+        throw new UsageError(
+          `Cannot listen on ${host}:${port} (${code}); give another --host or --port (0 for a free one).`,
+        );
       }
+      if ((error as Error).name === 'StudioSignInError')
+        throw new UsageError(`--auth: ${(error as Error).message}`);
       if (source.kind === 'module' || typeof flags.gateway === 'string') throw error;
       if (error instanceof UsageError || error instanceof InputError) throw error;
       const reason = error instanceof Error ? error.message : String(error);
@@ -100,6 +123,15 @@ export const command: Command = {
 
     const stop = stopSignal();
     try {
+      if (auth?.studio) {
+        io.stderr(
+          `toolpact studio: signing people in with ${auth.studio.issuer} as the client ${auth.studio.clientId}; its redirect URI is ${new URL('/auth/callback', studio.url).href}.\n`,
+        );
+      } else if (insecureNoAuth && !isLoopbackHost(host.replace(/^\[|\]$/g, ''))) {
+        io.stderr(
+          `toolpact studio: listening on ${host}, reachable from the network, with no sign-in (--insecure-no-auth); every response carries a Toolpact-Warning header. Put it behind a proxy that authenticates, or give --auth.\n`,
+        );
+      }
       io.stderr(`toolpact studio: open ${studio.url}\n`);
       if (flags.open === true) openBrowser(studio.url, io.stderr);
       const signal = await stop.signalled;
@@ -114,71 +146,3 @@ export const command: Command = {
     }
   },
 };
-
-/**
- * What the studio shows, from the module, `--gateway` or `--mcp`/`--url` argument: its label, the
- * policy its page gates with, how each load builds the registry, and what to close if it never starts.
- */
-async function studioSource(
-  modulePath: string | undefined,
-  flags: { readonly [name: string]: string | boolean | undefined },
-  policy: Policy,
-  io: CliIo,
-): Promise<
-  Pick<StudioOptions, 'label' | 'kind' | 'load' | 'watch'> & { policy: Policy; abandon?: () => Promise<void> }
-> {
-  if (modulePath !== undefined) {
-    // Loaded once here, so a module that cannot load is a usage error before anything listens.
-    let first: Registry | undefined = await loadRegistry(modulePath, io.cwd);
-    const absolute = isAbsolute(modulePath) ? modulePath : resolve(io.cwd, modulePath);
-    return {
-      label: modulePath,
-      kind: 'module',
-      policy,
-      watch: [dirname(absolute)],
-      load: async (options) => {
-        const loaded = first ?? (await loadRegistry(modulePath, io.cwd));
-        first = undefined;
-        // Each load is a fresh copy of the module: closing the studio's registry closes that copy's
-        // registry, with its MCP connections, when a reload replaces it or the studio stops.
-        const registry = ownLoaded(new Registry(options), loaded).register(loaded.list());
-        return { registry, close: () => closeWithin(registry, io, 'studio') };
-      },
-      // A studio that never started never took the first load.
-      abandon: () => closeWithin(first, io, 'studio'),
-    };
-  }
-  if (typeof flags.gateway === 'string') {
-    const file = resolve(io.cwd, flags.gateway);
-    const [{ readGatewayConfig, GatewayConfigError }, { gatewayStudioSource }] = await Promise.all([
-      import('../../gateway/config/index.js'),
-      import('../../studio/gateway-source.js'),
-    ]);
-    let config: Awaited<ReturnType<typeof readGatewayConfig>>;
-    try {
-      config = readGatewayConfig(file, { env: io.env });
-    } catch (error) {
-      if (error instanceof GatewayConfigError) throw new UsageError(error.message);
-      throw error;
-    }
-    return {
-      label: flags.gateway,
-      kind: 'mcp',
-      // The policy the page gates with: --policy, else the gateway config's own, else the defaults.
-      policy: typeof flags.policy === 'string' ? policy : (config.policy ?? policy),
-      // A viewer: it reads the lock (changed definitions stay withheld) and never writes it.
-      load: gatewayStudioSource(config, { log: (line) => io.stderr(`toolpact studio: ${line}\n`) }),
-    };
-  }
-  const argument = (flags.mcp ?? flags.url) as string;
-  const [{ mcpTargetFromArgument }, { mcpStudioSource }] = await Promise.all([
-    import('../../mcp/index.js'),
-    import('../../studio/index.js'),
-  ]);
-  return {
-    label: argument,
-    kind: 'mcp',
-    policy,
-    load: mcpStudioSource(mcpTargetFromArgument(argument, io.cwd)),
-  };
-}

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { followEvents, getJson } from './api.js';
+import { followEvents, getJson, postJson } from './api.js';
 import { ApprovalDialog } from './approval-dialog.js';
 import { AuditView } from './audit-view.js';
 import { html } from './html.js';
@@ -91,6 +91,7 @@ function App() {
         <button type="button" class=${route.view === 'audit' ? 'on' : ''} onClick=${() => go('audit')}>Audit (${audit.length})</button>
         ${overview.store ? html`<button type="button" class=${`queue-tab ${route.view === 'approvals' ? 'on' : ''} ${queue?.pending.length ? 'waiting' : ''}`} onClick=${() => go('approvals')}>Approvals (${queue ? queue.pending.length : '…'})</button>` : null}
       </nav>
+      ${overview.signedIn ? html`<${SignedIn} who=${overview.signedIn} />` : null}
       <span class=${`live ${live ? 'on' : 'off'}`} title="live reload">${live ? 'live' : 'offline'}</span>
       ${reloadedAt ? html`<span class="reloaded">reloaded ${reloadedAt.toLocaleTimeString('en-GB')}</span>` : null}
     </header>
@@ -104,12 +105,31 @@ function App() {
           : route.view === 'set'
             ? html`<${SetView} overview=${overview} onSelect=${(name) => go(`tool/${name}`)} />`
             : route.view === 'approvals' && overview.store
-              ? html`<${QueueView} queue=${queue} />`
+              ? html`<${QueueView} queue=${queue} signedIn=${overview.signedIn} />`
               : html`<${AuditView} audit=${audit} history=${history} />`
       }
     </main>
     ${approvals.length > 0 ? html`<${ApprovalDialog} key=${approvals[0].id} approval=${approvals[0]} />` : null}
   </div>`;
+}
+
+/** Who is signed in (with sign-in on), their groups, and the way out. */
+function SignedIn({ who }) {
+  const [problem, setProblem] = useState(null);
+  const signOut = async () => {
+    try {
+      const { next } = await postJson('./auth/sign-out', {});
+      location.assign(next);
+    } catch (error) {
+      setProblem(error.message);
+    }
+  };
+  const groups = who.groups.length > 0 ? ` (${who.groups.join(', ')})` : '';
+  return html`<span class="signed-in" title=${`${who.subject} at ${who.issuer ?? 'the issuer'}, until ${who.expiresAt}`}>
+    signed in as <strong class="signed-in-name">${who.name}</strong>${groups}
+    <button type="button" class="sign-out" onClick=${signOut}>Sign out</button>
+    ${problem ? html`<span class="error">${problem}</span>` : null}
+  </span>`;
 }
 
 render(html`<${App} />`, document.getElementById('app'));

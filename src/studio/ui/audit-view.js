@@ -18,7 +18,7 @@ export function AuditView({ audit, history }) {
                   <td>${entry.category ?? ''}</td>
                   <td class=${entry.decision ? `permission-${entry.decision.action}` : ''}>${entry.decision?.action ?? '—'}</td>
                   <td>${entry.decision?.rule ?? ''}</td>
-                  <td class="audit-approval">${entry.decision?.approval ?? ''}${entry.decision?.approval === 'declined' && entry.decision.reason ? `: ${entry.decision.reason}` : ''}</td>
+                  <td class="audit-approval">${entry.decision?.approval ?? ''}${entry.decision?.approval === 'declined' && entry.decision.reason ? `: ${entry.decision.reason}` : ''}${entry.answeredBy ? ` by ${entry.answeredBy}` : ''}</td>
                   <td class=${entry.outcome === 'ok' ? 'outcome-ok' : 'outcome-failed'}>${entry.outcome}</td>
                   <td>${entry.durationMs}</td>
                   <td><code>${entry.arguments === undefined ? '' : JSON.stringify(entry.arguments).slice(0, 120)}</code></td>

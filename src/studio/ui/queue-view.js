@@ -20,12 +20,13 @@ function argumentsText(value) {
  * The shared store's approval queue, as the server pushes it: the pending approvals with Approve and
  * Deny, and the latest decided ones with who decided and when.
  */
-export function QueueView({ queue }) {
+export function QueueView({ queue, signedIn }) {
   const [name, setName] = useState(() => sessionStorage.getItem(NAME_KEY) ?? '');
   if (!queue) {
     return html`<section class="queue-view"><p class="loading">Reading the approval queue…</p></section>`;
   }
-  const by = name.trim() || queue.decider;
+  // Signed in, the decision is the signed-in person's: the server records them, not a typed name.
+  const by = signedIn ? undefined : name.trim() || queue.decider;
   const rename = (value) => {
     setName(value);
     sessionStorage.setItem(NAME_KEY, value);
@@ -34,8 +35,12 @@ export function QueueView({ queue }) {
     <h2>Approvals</h2>
     <p class="queue-source">
       The approval queue of <code>${queue.store}</code>, shared by every replica, followed live.
-      <label class="decider">Deciding as <input type="text" class="decider-name" value=${name} placeholder=${queue.decider}
-        onInput=${(event) => rename(event.currentTarget.value)} aria-label="Who decides" /></label>
+      ${
+        signedIn
+          ? html`<span class="decider">Deciding as <strong class="decider-signed-in">${signedIn.name}</strong>, signed in${signedIn.groups.length > 0 ? ` (${signedIn.groups.join(', ')})` : ''}</span>`
+          : html`<label class="decider">Deciding as <input type="text" class="decider-name" value=${name} placeholder=${queue.decider}
+        onInput=${(event) => rename(event.currentTarget.value)} aria-label="Who decides" /></label>`
+      }
     </p>
     ${queue.problem ? html`<p class="error queue-problem">${queue.problem}</p>` : null}
     <h3>Pending (${queue.pending.length})</h3>
@@ -82,7 +87,7 @@ function PendingRow({ approval, by }) {
     try {
       await postJson(`./api/queue/${encodeURIComponent(approval.id)}`, {
         action,
-        by,
+        ...(by ? { by } : {}),
         ...(reason.trim() ? { reason: reason.trim() } : {}),
       });
     } catch (error) {
@@ -103,7 +108,7 @@ function PendingRow({ approval, by }) {
       <input type="text" class="deny-reason" placeholder="Reason (optional)" value=${reason}
         onInput=${(event) => setReason(event.currentTarget.value)} aria-label="Reason for the decision" />
       <button type="button" class="deny" disabled=${busy} onClick=${() => decide('deny')}>Deny</button>
-      ${problem ? html`<p class="error">${problem}</p>` : null}
+      ${problem ? html`<p class="error decision-problem">${problem}</p>` : null}
     </div></td>
   </tr>`;
 }
