@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +12,7 @@ import { definePolicy } from '../../src/policy/index.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/index.js';
 import { ROOT } from '../mcp/support/wire.js';
 import { toolpactArgs } from '../support/cli-build.js';
-import { PUBLIC_CLIENT, signIn, startProvider, type TestProvider } from '../support/oidc-provider.js';
+import { startProvider, type TestProvider, userToken } from '../support/oidc-provider.js';
 import { freePort, hasPostgres, type PostgresServer, startPostgres } from '../support/postgres.js';
 import { call } from './support.js';
 
@@ -32,44 +31,6 @@ let resource: string;
 let runs: string;
 let alice: string;
 let bob: string;
-
-/** A user's access token for `resource`: the authorization code flow with PKCE, the login driven by `signIn`. */
-async function userToken(user: string, scope = 'openid tools:read tools:write'): Promise<string> {
-  const discovery = (await (await fetch(`${provider.issuer}/.well-known/openid-configuration`)).json()) as {
-    authorization_endpoint: string;
-    token_endpoint: string;
-  };
-  const verifier = randomBytes(32).toString('base64url');
-  const authorization = new URL(discovery.authorization_endpoint);
-  for (const [name, value] of Object.entries({
-    client_id: PUBLIC_CLIENT.id,
-    response_type: 'code',
-    redirect_uri: PUBLIC_CLIENT.redirect,
-    scope,
-    resource,
-    state: randomBytes(8).toString('hex'),
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  })) {
-    authorization.searchParams.set(name, value);
-  }
-  const answer = await signIn(authorization, user);
-  const response = await fetch(discovery.token_endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: answer.get('code') ?? '',
-      redirect_uri: PUBLIC_CLIENT.redirect,
-      client_id: PUBLIC_CLIENT.id,
-      code_verifier: verifier,
-      resource,
-    }),
-  });
-  const body = (await response.json()) as { access_token?: string };
-  if (!body.access_token) throw new Error(`no token for ${user}: ${JSON.stringify(body)}`);
-  return body.access_token;
-}
 
 /** Spawns `toolpact serve`, resolving once it says where it listens. */
 async function serve(...args: string[]) {
@@ -209,8 +170,8 @@ describe.runIf(hasPostgres)('the approvals API of toolpact serve --http --auth -
         '--policy',
         join(folder, 'policy.json'),
       ),
-      userToken('alice'),
-      userToken('bob'),
+      userToken(provider, 'alice', resource),
+      userToken(provider, 'bob', resource),
     ]);
   }, 60_000);
 

@@ -6,9 +6,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { CliIo } from '../../src/cli/io.js';
+import { execute } from '../../src/cli/main.js';
 import { call } from '../auth/support.js';
 import { type HaproxyServer, hasHaproxy, startHaproxy } from '../support/haproxy.js';
-import { startProvider, type TestProvider } from '../support/oidc-provider.js';
+import { startProvider, type TestProvider, userToken } from '../support/oidc-provider.js';
 import {
   freePort,
   hasPostgres,
@@ -18,7 +20,7 @@ import {
   startPostgres,
   unregisterLeftover,
 } from '../support/postgres.js';
-import { startReplica, stopReplica } from './replica-process.js';
+import { FLEET_POLICY, startReplica, stopReplica } from './replica-process.js';
 
 const KEY = 'a17e'.repeat(16);
 
@@ -34,6 +36,7 @@ let haproxy: HaproxyServer;
 let provider: TestProvider;
 let dir: string;
 let resource: string;
+let policyFile: string;
 const replicas: Replica[] = [];
 
 /** Starts a replica with the shared auth file and store, and waits until it says where it listens. */
@@ -43,6 +46,7 @@ async function start(replica: Replica, authFile: string): Promise<void> {
     port: replica.port,
     url: replica.url,
     store: postgres.url,
+    policy: policyFile,
     log: join(dir, `${replica.name}.log`),
     extra: ['--auth', authFile],
     env: {
@@ -82,6 +86,23 @@ describe.runIf(hasPostgres && hasHaproxy)('three replicas behind HAProxy verify 
     writeFileSync(
       authFile,
       JSON.stringify({ resource, issuers: [provider.issuer], scopes: { required: ['tools:read'] } }),
+    );
+    // The fleet's policy, with who may do what: only leads read the status, and a production deploy
+    // asked by anyone is decided by a lead other than the one who asked.
+    const fleet = JSON.parse(readFileSync(FLEET_POLICY, 'utf8')) as { rules: Record<string, unknown>[] };
+    policyFile = join(dir, 'policy.json');
+    writeFileSync(
+      policyFile,
+      JSON.stringify({
+        ...fleet,
+        rules: [
+          ...fleet.rules.map((rule) =>
+            rule.id === 'prod-deploys' ? { ...rule, decidedBy: { group: 'leads', notCaller: true } } : rule,
+          ),
+          { id: 'status-for-leads', action: 'allow', tool: 'status', principal: { group: 'leads' } },
+          { id: 'no-status', action: 'deny', tool: 'status', reason: 'the status is for leads' },
+        ],
+      }),
     );
     mkdirSync(join(dir, 'logs'), { recursive: true });
     for (const replica of replicas) {
@@ -172,4 +193,115 @@ describe.runIf(hasPostgres && hasHaproxy)('three replicas behind HAProxy verify 
       expect((await recordEvent(resource, `old-lb-${index}`, `Bearer ${old}`)).status).toBe(200);
     }
   });
+  test('per caller: alice and bob see the listings their groups give; alice asks on r1, bob decides on r2 with toolpact approvals, alice deciding her own is refused on r3, and her call runs once', async () => {
+    const [alice, bob] = await Promise.all([
+      userToken(provider, 'alice', resource),
+      userToken(provider, 'bob', resource),
+    ]);
+    // Listings, through the balancer: every replica filters by the same policy.
+    for (let index = 0; index < 3; index++) {
+      expect(await listed(resource, alice)).toEqual(['deploy', 'record_event', 'rotate_key']);
+      expect(await listed(resource, bob)).toEqual(['deploy', 'record_event', 'rotate_key', 'status']);
+    }
+    const [r1, r2, r3] = replicas as [Replica, Replica, Replica];
+    const asked = await envelope(r1.url, 'deploy', alice, { service: 'api' });
+    expect(asked.error?.type).toBe('approval_pending');
+    const id = asked.error?.approval as string;
+    expect(id).toMatch(/^apr_/);
+
+    const own = await approvals(['approve', id, '--server', r3.url], alice);
+    expect(own.code, own.stderr).toBe(1);
+    expect(own.stderr).toMatch(/leads/);
+    const decided = await approvals(['approve', id, '--reason', 'release window', '--server', r2.url], bob);
+    expect(decided.code, decided.stderr).toBe(0);
+    expect(decided.stdout).toContain('as bob');
+    const shown = await approvals(['show', id, '--format', 'json', '--server', r3.url], bob);
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      status: 'approved',
+      decidedBy: 'bob',
+      refusals: [expect.objectContaining({ by: 'alice' })],
+    });
+
+    // Alice's same call now runs, once, on whichever replica it reaches; bob's is his own to ask.
+    const deploys = () =>
+      readFileSync(join(dir, 'executions.jsonl'), 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"deploy"'));
+    expect(deploys()).toHaveLength(0);
+    expect((await envelope(r3.url, 'deploy', alice, { service: 'api' })).ok).toBe(true);
+    expect(deploys()).toHaveLength(1);
+    expect((await envelope(r2.url, 'deploy', bob, { service: 'api' })).error?.type).toBe('approval_pending');
+    // Alice's approval is spent: the same call again is told so, and does not run.
+    expect((await envelope(r1.url, 'deploy', alice, { service: 'api' })).error?.type).toBe(
+      'approval_already_used',
+    );
+    expect(deploys()).toHaveLength(1);
+  });
 });
+
+/** The last JSON-RPC message of a JSON or SSE body. */
+function lastMessage(body: string): { result?: Record<string, unknown> } {
+  const lines = body.includes('data: ')
+    ? body
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+    : [body];
+  return JSON.parse(lines.at(-1)!);
+}
+
+/** The envelope of a `tools/call` by the holder of `token`. */
+async function envelope(url: string, name: string, token: string, args: Record<string, unknown>) {
+  const answer = await call(url, name, `Bearer ${token}`, args);
+  expect(answer.status, answer.body).toBe(200);
+  const result = lastMessage(answer.body).result as { content: { text: string }[] };
+  return JSON.parse(result.content[0]!.text) as {
+    ok: boolean;
+    error?: { type: string; approval?: string };
+  };
+}
+
+/** The names `tools/list` answers the holder of `token`, sorted. */
+async function listed(url: string, token: string): Promise<string[]> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/list',
+      authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+        },
+      },
+    }),
+  });
+  const body = await response.text();
+  expect(response.status, body).toBe(200);
+  const tools = (lastMessage(body).result as { tools: { name: string }[] }).tools;
+  return tools.map((tool) => tool.name).sort();
+}
+
+/** `toolpact approvals …` in this process, the holder of `token` signed in through TOOLPACT_TOKEN. */
+async function approvals(argv: string[], token: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    stdout: (chunk) => out.push(chunk),
+    stderr: (chunk) => err.push(chunk),
+    cwd: dir,
+    interactive: false,
+    env: { TOOLPACT_TOKEN: token },
+  };
+  const code = await execute(['approvals', ...argv], io);
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}

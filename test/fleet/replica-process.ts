@@ -17,6 +17,8 @@ export interface ReplicaLaunch {
   /** Its endpoint, `http://127.0.0.1:<port>/mcp`, which it prints once it listens. */
   readonly url: string;
   readonly store: string;
+  /** The policy file (default {@link FLEET_POLICY}). */
+  readonly policy?: string;
   readonly log: string;
   /** Arguments after the store and policy, e.g. `--auth <file>`. */
   readonly extra?: readonly string[];
@@ -39,7 +41,7 @@ export async function startReplica(launch: ReplicaLaunch): Promise<Running> {
       '--store',
       launch.store,
       '--policy',
-      FLEET_POLICY,
+      launch.policy ?? FLEET_POLICY,
       ...(launch.extra ?? []),
     ),
     launch.log,

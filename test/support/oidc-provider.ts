@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
@@ -240,4 +241,47 @@ export async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
+}
+
+/** A user's access token for `resource`: the authorization code flow with PKCE, the login driven by `signIn`. */
+export async function userToken(
+  provider: TestProvider,
+  user: string,
+  resource: string,
+  scope = 'openid tools:read tools:write',
+): Promise<string> {
+  const discovery = (await (await fetch(`${provider.issuer}/.well-known/openid-configuration`)).json()) as {
+    authorization_endpoint: string;
+    token_endpoint: string;
+  };
+  const verifier = randomBytes(32).toString('base64url');
+  const authorization = new URL(discovery.authorization_endpoint);
+  for (const [name, value] of Object.entries({
+    client_id: PUBLIC_CLIENT.id,
+    response_type: 'code',
+    redirect_uri: PUBLIC_CLIENT.redirect,
+    scope,
+    resource,
+    state: randomBytes(8).toString('hex'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  })) {
+    authorization.searchParams.set(name, value);
+  }
+  const answer = await signIn(authorization, user);
+  const response = await fetch(discovery.token_endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: answer.get('code') ?? '',
+      redirect_uri: PUBLIC_CLIENT.redirect,
+      client_id: PUBLIC_CLIENT.id,
+      code_verifier: verifier,
+      resource,
+    }),
+  });
+  const body = (await response.json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`no token for ${user}: ${JSON.stringify(body)}`);
+  return body.access_token;
 }
