@@ -28,6 +28,7 @@ import {
   type ResolvedIssuer,
   resolveAuthConfig,
 } from './auth-config.js';
+import { principalFromClaims } from './claims-principal.js';
 import type { IntrospectionOutcome } from './introspection.js';
 
 /** What a request's authentication gives a transport: the SDK's `authInfo` shape, the token left out. */
@@ -259,7 +260,7 @@ export function createAuthenticator(
       }
       return refuse(401, 'invalid_token', rejection(error, keys.settings, resolved.resource));
     }
-    const principal = principalOf(payload, resolved);
+    const principal = principalFromClaims(payload, resolved.claims);
     if (!principal) {
       return refuse(
         401,
@@ -571,41 +572,6 @@ function bearerToken(header: string | undefined): string | undefined | null {
   const token = (match[2] ?? '').trim();
   // RFC 6750 §2.1: b68token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
   return /^[A-Za-z0-9\-._~+/]+=*$/.test(token) ? token : null;
-}
-
-function principalOf(payload: JWTPayload, config: ResolvedAuthConfig): Principal | undefined {
-  const clientId = text(payload.client_id) ?? text(payload.azp);
-  const subject = text(payload.sub) ?? clientId;
-  if (subject === undefined) return undefined;
-  const scopes = scopesOf(payload.scope ?? payload.scp);
-  return Object.freeze({
-    subject,
-    issuer: payload.iss,
-    clientId,
-    groups: Object.freeze(listAt(payload, config.claims.groups)),
-    roles: Object.freeze(listAt(payload, config.claims.roles)),
-    scopes: Object.freeze(scopes),
-  });
-}
-
-function scopesOf(value: unknown): string[] {
-  if (typeof value === 'string') return value.split(' ').filter((each) => each !== '');
-  if (Array.isArray(value)) return value.filter((each): each is string => typeof each === 'string');
-  return [];
-}
-
-function listAt(payload: JWTPayload, path: readonly string[]): string[] {
-  let value: unknown = payload;
-  for (const part of path) {
-    if (value === null || typeof value !== 'object') return [];
-    value = (value as Record<string, unknown>)[part];
-  }
-  if (typeof value === 'string') return [value];
-  return Array.isArray(value) ? value.filter((each): each is string => typeof each === 'string') : [];
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 // What jose refused, said for the caller.
