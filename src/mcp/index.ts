@@ -4,18 +4,30 @@
  * and HTTP stacks load only when used, and the root entry loads none of it.
  */
 
-export type { ApiKeyChecker } from '../auth/api-keys.js';
+export {
+  type ApiKeyChecker,
+  type ApiKeyEntry,
+  ApiKeyFileError,
+  type ApiKeyFileProblem,
+  hashApiKey,
+  loadApiKeys,
+  type MintApiKeyOptions,
+  mintApiKey,
+} from '../auth/api-keys.js';
 export {
   ASYMMETRIC_ALGORITHMS,
   type AuthClaimsConfig,
   type AuthConfig,
   AuthConfigError,
+  type AuthIntrospectionConfig,
   type AuthIssuerConfig,
   type AuthScopesConfig,
+  type AuthStudioConfig,
   DEFAULT_LEEWAY_SECONDS,
   loadAuthConfig,
   type ResolvedAuthConfig,
   type ResolvedIssuer,
+  type ResolvedStudioConfig,
   resolveAuthConfig,
 } from '../auth/auth-config.js';
 export {
@@ -27,7 +39,12 @@ export {
   createAuthenticator,
   type VerifiedAuthInfo,
 } from '../auth/authenticator.js';
-export type { IntrospectionOutcome } from '../auth/introspection.js';
+export {
+  type IntrospectionOptions,
+  IntrospectionOptionsError,
+  type IntrospectionOutcome,
+  introspector,
+} from '../auth/introspection.js';
 export { upgradeSchema } from '../schema/upgrade-schema.js';
 export { type TraceContext, traceContextOf } from '../util/trace-context.js';
 export type { ApprovalsApiStore, ServedApproval, ServedApprovalStatus } from './approvals-api.js';

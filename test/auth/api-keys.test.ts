@@ -5,13 +5,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  ApiKeyFileError,
-  hashApiKey,
-  loadApiKeys,
-  mintApiKey,
-  writeApiKeyFile,
-} from '../../src/auth/api-keys.js';
+import { writeApiKeyFile } from '../../src/auth/api-keys.js';
+import { ApiKeyFileError, hashApiKey, loadApiKeys, mintApiKey } from '../../src/mcp/index.js';
 import { runCli } from '../support/cli.js';
 
 const KEY = /^tpk_[A-Za-z0-9_-]{43}$/;

@@ -7,13 +7,8 @@ import type { AddressInfo } from 'node:net';
 // @ts-expect-error oidc-provider ships no type declarations; the part this file uses is typed below.
 import OidcProvider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  type IntrospectionExpectations,
-  type IntrospectionOptions,
-  IntrospectionOptionsError,
-  introspector,
-  judgeIntrospection,
-} from '../../src/auth/introspection.js';
+import { type IntrospectionExpectations, judgeIntrospection } from '../../src/auth/introspection.js';
+import { type IntrospectionOptions, IntrospectionOptionsError, introspector } from '../../src/mcp/index.js';
 
 const GATE = { id: 'toolpact-gate', secret: 'gate:secret with spaces+plus%' };
 const AGENT = { id: 'agent', secret: 'agent-secret' };
