@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { ROOT } from '../mcp/support/wire.js';
 import { toolpactArgs } from '../support/cli-build.js';
 import { startProvider, type TestProvider, userToken } from '../support/oidc-provider.js';
 import { freePort, hasPostgres, type PostgresServer, startPostgres } from '../support/postgres.js';
-import { call } from './support.js';
+import { call, envelopeIn, spawnServe } from './support.js';
 
 // The approvals API beside the MCP endpoint, and `toolpact approvals … --server` deciding as a
 // signed-in person: one `toolpact serve --http --auth --store` process, one PostgreSQL, one OpenID
@@ -32,31 +32,8 @@ let runs: string;
 let alice: string;
 let bob: string;
 
-/** Spawns `toolpact serve`, resolving once it says where it listens. */
-async function serve(...args: string[]) {
-  const child: ChildProcess = spawn(process.execPath, toolpactArgs('serve', TOOLS, ...args), {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, APPROVALS_RUNS: runs },
-  });
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = / at (http:\/\/[^ ]+\/mcp) \(/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
-  });
-  return {
-    url,
-    async stop() {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
+/** Spawns `toolpact serve` on the approvals fixture, its runs written to the runs file. */
+const serve = (...args: string[]) => spawnServe(TOOLS, args, { ...process.env, APPROVALS_RUNS: runs });
 
 /** Runs the CLI in this process with `env`, answering its exit code and output. */
 async function cli(argv: string[], env: Record<string, string> = {}) {
@@ -92,22 +69,11 @@ async function bin(argv: string[], env: Record<string, string>) {
   return { code, stdout, stderr };
 }
 
-/** The envelope a `tools/call` answered, from its JSON or SSE body. */
+/** The envelope a `tools/call` answered. */
 async function envelopeOf(name: string, token: string, args: Record<string, unknown>) {
   const answer = await call(server.url, name, `Bearer ${token}`, args);
   expect(answer.status, answer.body).toBe(200);
-  const lines = answer.body.includes('data: ')
-    ? answer.body
-        .split('\n')
-        .filter((line) => line.startsWith('data: '))
-        .map((line) => line.slice(6))
-    : [answer.body];
-  const message = JSON.parse(lines.at(-1)!) as { result: { content: { text: string }[] } };
-  return JSON.parse(message.result.content[0]!.text) as {
-    ok: boolean;
-    result?: unknown;
-    error?: { type: string; approval?: string; message?: string };
-  };
+  return envelopeIn(answer.body);
 }
 
 function ran(): string[] {

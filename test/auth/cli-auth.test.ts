@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +7,9 @@ import { execute } from '../../src/cli/main.js';
 import { readGatewayConfig } from '../../src/gateway/config/index.js';
 import { ROOT } from '../mcp/support/wire.js';
 import { runCli } from '../support/cli.js';
-import { toolpactArgs } from '../support/cli-build.js';
 import { startProvider, type TestProvider } from '../support/oidc-provider.js';
 import { freePort } from '../support/postgres.js';
+import { spawnServe } from './support.js';
 
 // --auth and --insecure-no-auth through the CLI: the refusal to serve the network unauthenticated,
 // the warning header when told to anyway, and `serve --http --auth` against a real provider.
@@ -41,31 +40,8 @@ function bufferIo() {
   return { io, stderr: () => err.join('') };
 }
 
-/** Spawns `toolpact serve`, resolving with the endpoint it prints; `stop` ends it and answers its exit code. */
-async function serve(...args: string[]) {
-  const child: ChildProcess = spawn(process.execPath, toolpactArgs('serve', MODULE, ...args), {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = / at (http:\/\/[^ ]+\/mcp) \(/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
-  });
-  return {
-    url,
-    stderr: () => stderr,
-    async stop() {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
+/** Spawns `toolpact serve` on the test module. */
+const serve = (...args: string[]) => spawnServe(MODULE, args);
 
 const initialize = JSON.stringify({
   jsonrpc: '2.0',

@@ -1,3 +1,7 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { ROOT } from '../mcp/support/wire.js';
+import { toolpactArgs } from '../support/cli-build.js';
+
 const VERSION = '2026-07-28';
 
 /** A revision 2026-07-28 `tools/call` of `name`, raw, with the given Authorization header. */
@@ -36,5 +40,55 @@ export async function call(
     status: response.status,
     challenge: response.headers.get('www-authenticate') ?? '',
     body: await response.text(),
+  };
+}
+
+/** The envelope of a `tools/call` answer: the last JSON-RPC message of its JSON or SSE body, read. */
+export function envelopeIn(body: string): {
+  ok: boolean;
+  result?: unknown;
+  error?: { type: string; approval?: string; message?: string };
+} {
+  const lines = body.includes('data: ')
+    ? body
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+    : [body];
+  const message = JSON.parse(lines.at(-1)!) as { result: { content: { text: string }[] } };
+  return JSON.parse(message.result.content[0]!.text);
+}
+
+/**
+ * Spawns `toolpact serve <module> …args` from the project root, resolving once it prints its
+ * endpoint; `stop` sends SIGTERM and answers the exit code.
+ */
+export async function spawnServe(
+  module: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+) {
+  const child: ChildProcess = spawn(process.execPath, toolpactArgs('serve', module, ...args), {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = / at (http:\/\/[^ ]+\/mcp) \(/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
+  });
+  return {
+    url,
+    stderr: () => stderr,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
   };
 }

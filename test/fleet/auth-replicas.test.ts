@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { execute } from '../../src/cli/main.js';
-import { call } from '../auth/support.js';
+import { call, envelopeIn } from '../auth/support.js';
 import { type HaproxyServer, hasHaproxy, startHaproxy } from '../support/haproxy.js';
 import { startProvider, type TestProvider, userToken } from '../support/oidc-provider.js';
 import {
@@ -254,11 +254,7 @@ function lastMessage(body: string): { result?: Record<string, unknown> } {
 async function envelope(url: string, name: string, token: string, args: Record<string, unknown>) {
   const answer = await call(url, name, `Bearer ${token}`, args);
   expect(answer.status, answer.body).toBe(200);
-  const result = lastMessage(answer.body).result as { content: { text: string }[] };
-  return JSON.parse(result.content[0]!.text) as {
-    ok: boolean;
-    error?: { type: string; approval?: string };
-  };
+  return envelopeIn(answer.body);
 }
 
 /** The names `tools/list` answers the holder of `token`, sorted. */
