@@ -43,20 +43,25 @@ export async function call(
   };
 }
 
-/** The envelope of a `tools/call` answer: the last JSON-RPC message of its JSON or SSE body, read. */
-export function envelopeIn(body: string): {
-  ok: boolean;
-  result?: unknown;
-  error?: { type: string; approval?: string; message?: string };
-} {
+/** The last JSON-RPC message of a JSON or SSE body. */
+export function lastMessage(body: string): { result?: Record<string, unknown> } {
   const lines = body.includes('data: ')
     ? body
         .split('\n')
         .filter((line) => line.startsWith('data: '))
         .map((line) => line.slice(6))
     : [body];
-  const message = JSON.parse(lines.at(-1)!) as { result: { content: { text: string }[] } };
-  return JSON.parse(message.result.content[0]!.text);
+  return JSON.parse(lines.at(-1)!);
+}
+
+/** The envelope of a `tools/call` answer, read from its body. */
+export function envelopeIn(body: string): {
+  ok: boolean;
+  result?: unknown;
+  error?: { type: string; approval?: string; message?: string };
+} {
+  const result = lastMessage(body).result as { content: { text: string }[] };
+  return JSON.parse(result.content[0]!.text);
 }
 
 /**

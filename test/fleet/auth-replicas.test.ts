@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { execute } from '../../src/cli/main.js';
-import { call, envelopeIn } from '../auth/support.js';
+import { call, envelopeIn, lastMessage } from '../auth/support.js';
 import { type HaproxyServer, hasHaproxy, startHaproxy } from '../support/haproxy.js';
 import { startProvider, type TestProvider, userToken } from '../support/oidc-provider.js';
 import {
@@ -238,17 +238,6 @@ describe.runIf(hasPostgres && hasHaproxy)('three replicas behind HAProxy verify 
     expect(deploys()).toHaveLength(1);
   });
 });
-
-/** The last JSON-RPC message of a JSON or SSE body. */
-function lastMessage(body: string): { result?: Record<string, unknown> } {
-  const lines = body.includes('data: ')
-    ? body
-        .split('\n')
-        .filter((line) => line.startsWith('data: '))
-        .map((line) => line.slice(6))
-    : [body];
-  return JSON.parse(lines.at(-1)!);
-}
 
 /** The envelope of a `tools/call` by the holder of `token`. */
 async function envelope(url: string, name: string, token: string, args: Record<string, unknown>) {
