@@ -126,6 +126,11 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
     io.stderr(
       `toolpact ${command}: ${count} at ${server.url} (${http.stateless ? 'stateless' : 'sessions'}).\n`,
     );
+    if (auth && store && server.url) {
+      io.stderr(
+        `toolpact ${command}: the store's approvals at ${server.url.replace(/\/$/, '')}/approvals (toolpact approvals … --server ${server.url}).\n`,
+      );
+    }
     io.stderr(`toolpact ${command}: ${await stop.signalled}, stopping.\n`);
     return 0;
   } finally {

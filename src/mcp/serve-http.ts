@@ -15,6 +15,7 @@ import { type Authenticator, type AuthRefusal, openAuthenticator } from '../auth
 import { type Principal, principalKey } from '../dispatch/principal.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
+import { INSECURE_WARNING, INSECURE_WARNING_HEADER } from '../util/insecure-warning.js';
 import { type ApprovalsApiStore, approvalsApi } from './approvals-api.js';
 import {
   buildMcpServer,
@@ -124,8 +125,7 @@ export interface HttpServeOptions extends McpServerOptions {
 }
 
 /** The header on every response of a server reachable from the network without authentication. */
-export const INSECURE_WARNING_HEADER = 'Toolpact-Warning';
-const INSECURE_WARNING = 'no-auth: reachable from the network and authenticates no one';
+export { INSECURE_WARNING_HEADER };
 
 /** A listening MCP HTTP server. */
 export interface RunningHttpServer {

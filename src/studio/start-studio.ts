@@ -17,6 +17,7 @@ import type { Policy } from '../policy/policy.js';
 import { createPolicyGate, type PolicyDecision, type PolicyGate } from '../policy/policy-gate.js';
 import type { CallRecord, Registry, RegistryOptions } from '../registry/registry.js';
 import type { PostgresStore } from '../store/postgres-store.js';
+import { INSECURE_WARNING, INSECURE_WARNING_HEADER } from '../util/insecure-warning.js';
 import { type ApprovalChoice, ApprovalQueue } from './approval-queue.js';
 import {
   type StoreQueueDecision,
@@ -138,8 +139,6 @@ export interface StudioCall {
 
 const DEFAULT_HOST = '127.0.0.1';
 /** The header every response of a studio reachable from the network without sign-in carries. */
-const INSECURE_WARNING_HEADER = 'Toolpact-Warning';
-const INSECURE_WARNING = 'no-auth: reachable from the network and authenticates no one';
 const MAX_BODY_BYTES = 1024 * 1024;
 /** Deepest nesting of a request body, as the MCP HTTP path allows. */
 const MAX_BODY_DEPTH = 64;

@@ -26,7 +26,7 @@ const TOOLS = join(ROOT, 'test', 'fixtures', 'approvals-http', 'tools.ts');
 let folder: string;
 let provider: TestProvider;
 let postgres: PostgresServer;
-let server: { url: string; stop: () => Promise<number | null> };
+let server: { url: string; stderr: () => string; stop: () => Promise<number | null> };
 let resource: string;
 let runs: string;
 let alice: string;
@@ -146,6 +146,7 @@ describe.runIf(hasPostgres)('the approvals API of toolpact serve --http --auth -
   });
 
   test('a self-approval is refused and recorded; a lead approves with the CLI, and the call runs once', async () => {
+    expect(server.stderr()).toContain(`the store's approvals at ${server.url}/approvals`);
     const asked = await envelopeOf('ship', alice, { version: '1.4.0' });
     expect(asked).toMatchObject({ ok: false, error: { type: 'approval_pending' } });
     const id = asked.error!.approval!;
