@@ -6,9 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { CliIo } from '../../src/cli/io.js';
-import { execute } from '../../src/cli/main.js';
 import { call, envelopeIn, lastMessage } from '../auth/support.js';
+import { runCli } from '../support/cli.js';
 import { type HaproxyServer, hasHaproxy, startHaproxy } from '../support/haproxy.js';
 import { startProvider, type TestProvider, userToken } from '../support/oidc-provider.js';
 import {
@@ -277,16 +276,6 @@ async function listed(url: string, token: string): Promise<string[]> {
 }
 
 /** `toolpact approvals …` in this process, the holder of `token` signed in through TOOLPACT_TOKEN. */
-async function approvals(argv: string[], token: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (chunk) => out.push(chunk),
-    stderr: (chunk) => err.push(chunk),
-    cwd: dir,
-    interactive: false,
-    env: { TOOLPACT_TOKEN: token },
-  };
-  const code = await execute(['approvals', ...argv], io);
-  return { code, stdout: out.join(''), stderr: err.join('') };
+function approvals(argv: readonly string[], token: string) {
+  return runCli(['approvals', ...argv], { cwd: dir, env: { TOOLPACT_TOKEN: token } });
 }

@@ -3,7 +3,12 @@ import { execute } from '../../src/cli/main.js';
 /** Runs the CLI in-process with buffers for its output, as a person would run `toolpact …`. */
 export async function runCli(
   argv: readonly string[],
-  options: { cwd?: string; interactive?: boolean; answers?: string[] } = {},
+  options: {
+    cwd?: string;
+    interactive?: boolean;
+    answers?: string[];
+    env?: Readonly<Record<string, string | undefined>>;
+  } = {},
 ) {
   let stdout = '';
   let stderr = '';
@@ -16,7 +21,7 @@ export async function runCli(
       stderr += text;
     },
     cwd: options.cwd ?? process.cwd(),
-    env: {},
+    env: options.env ?? {},
     interactive: options.interactive ?? false,
     prompt: options.interactive ? async () => answers.shift() : undefined,
   });
