@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authenticator, AuthRefusal } from '../auth/authenticator.js';
-import { type Principal, principalKey } from '../dispatch/principal.js';
+import type { Principal } from '../dispatch/principal.js';
 import type { DeciderCondition } from '../policy/policy.js';
-import { deciderRefusal } from '../policy/principal-condition.js';
 import { readJsonBody } from './json-body.js';
 import { checkRequestOrigin, type OriginPolicy } from './origin-check.js';
 
@@ -150,13 +149,8 @@ export function approvalsApi(options: ApprovalsApiOptions): ApprovalsApi {
           `A decision is at most ${APPROVALS_API_MAX_BODY} bytes; send { "reason": "…" } with a shorter reason.`,
         );
       }
-      const principal = outcome.principal;
-      const found = await store.get(route.id);
-      if (!found) return unknownApproval(response, route.id);
-      const selfDecision = impliedRefusal(found, principal);
-      if (selfDecision) return problem(response, 403, 'not_allowed', selfDecision);
       const decide = route.action === 'approve' ? store.approve : store.deny;
-      const decided = await decide.call(store, route.id, { ...decision, decider: principal });
+      const decided = await decide.call(store, route.id, { ...decision, decider: outcome.principal });
       return json(response, 200, decided);
     } catch (error) {
       return storeFailure(response, error, route.id);
@@ -229,20 +223,6 @@ async function decisionOf(request: IncomingMessage): Promise<{ reason?: string }
     return `"reason" is text of at most ${MAX_REASON} characters, received ${typeof reason === 'string' ? `${reason.length} characters` : typeof reason}.`;
   }
   return { reason };
-}
-
-/**
- * An approval whose rule names no deciders may be decided by anyone signed in but the caller who
- * asked: with authentication on, a caller does not approve its own call (as in band), so over HTTP an
- * absent `decidedBy` counts as `{ notCaller: true }`.
- */
-function impliedRefusal(approval: ServedApproval, decider: Principal): string | undefined {
-  if (approval.deciders !== undefined || approval.status !== 'pending') return undefined;
-  const key = principalKey(decider);
-  const refusal = deciderRefusal({ notCaller: true }, decider, approval.principal, key);
-  return refusal === undefined
-    ? undefined
-    : `The approval "${approval.id}" cannot be decided by ${decider.subject} (${key}): ${refusal}. Its rule names no deciders (decidedBy), so anyone signed in but the caller may decide it. Have someone else decide it.`;
 }
 
 // A store error as the API answers it. Anything else failed reading or writing the store: a 503

@@ -94,8 +94,9 @@ export interface ApprovalDecision {
   /**
    * The signed-in decider, as their authentication established them; undefined is the local process
    * (the CLI on this machine), which is in no group and is never the caller. Checked against the
-   * approval's `deciders` (its rule's `decidedBy`): a decision by anyone else is refused
-   * (`StoreError` `not_allowed`) and recorded in the approval's `refusals`.
+   * approval's `deciders` (its rule's `decidedBy`; without one, anyone signed in but the caller who
+   * asked): a decision by anyone else is refused (`StoreError` `not_allowed`) and recorded in the
+   * approval's `refusals`.
    */
   readonly decider?: Principal;
 }
@@ -367,12 +368,11 @@ function approvalStore(pool: Pool): ApprovalStore {
     const before = await pool.query(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = $1`, [id]);
     const row = before.rows[0] as Record<string, unknown> | undefined;
     if (row !== undefined && row.status === 'pending') {
-      const refusal = deciderRefusal(
-        (row.deciders as DeciderCondition | null) ?? undefined,
-        decider,
-        String(row.principal),
-        deciderKey,
-      );
+      // A rule that names no deciders still keeps a signed-in caller from deciding its own call, as an
+      // authenticated caller does not approve its own call in band either.
+      const named = (row.deciders as DeciderCondition | null) ?? undefined;
+      const deciders = named ?? (decider === undefined ? undefined : { notCaller: true });
+      const refusal = deciderRefusal(deciders, decider, String(row.principal), deciderKey);
       if (refusal !== undefined) {
         const record = { by, principal: deciderKey, action, reason: refusal, at: new Date().toISOString() };
         await pool.query(
@@ -381,7 +381,7 @@ function approvalStore(pool: Pool): ApprovalStore {
         );
         throw new StoreError(
           'not_allowed',
-          `The approval "${id}" cannot be ${status === 'approved' ? 'approved' : 'denied'} by ${by} (${deciderKey}): ${refusal} (rule "${String(row.rule)}", decidedBy). The attempt is recorded. Have someone the rule allows decide it.`,
+          `The approval "${id}" cannot be ${status === 'approved' ? 'approved' : 'denied'} by ${by} (${deciderKey}): ${refusal} (rule "${String(row.rule)}", ${named ? 'decidedBy' : 'which names no deciders, so anyone signed in but the caller may decide it'}). The attempt is recorded. Have someone the rule allows decide it.`,
         );
       }
     }

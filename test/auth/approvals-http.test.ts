@@ -4,13 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as z from 'zod';
-import type { CliIo } from '../../src/cli/io.js';
-import { execute } from '../../src/cli/main.js';
 import { defineTool, Registry } from '../../src/index.js';
 import { type RunningHttpServer, serveHttp, serveRegistry } from '../../src/mcp/index.js';
 import { definePolicy } from '../../src/policy/index.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/index.js';
 import { ROOT } from '../mcp/support/wire.js';
+import { runCli } from '../support/cli.js';
 import { toolpactArgs } from '../support/cli-build.js';
 import { startProvider, type TestProvider, userToken } from '../support/oidc-provider.js';
 import { freePort, hasPostgres, type PostgresServer, startPostgres } from '../support/postgres.js';
@@ -36,19 +35,7 @@ let bob: string;
 const serve = (...args: string[]) => spawnServe(TOOLS, args, { ...process.env, APPROVALS_RUNS: runs });
 
 /** Runs the CLI in this process with `env`, answering its exit code and output. */
-async function cli(argv: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (chunk) => out.push(chunk),
-    stderr: (chunk) => err.push(chunk),
-    cwd: folder,
-    interactive: false,
-    env,
-  };
-  const code = await execute(argv, io);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
+const cli = (argv: readonly string[], env: Record<string, string> = {}) => runCli(argv, { cwd: folder, env });
 
 /** Runs the built `toolpact` bin as its own process, the credential in its environment. */
 async function bin(argv: string[], env: Record<string, string>) {
@@ -246,6 +233,12 @@ describe.runIf(hasPostgres)('the approvals API of toolpact serve --http --auth -
     expect(own.status).toBe(403);
     expect(await own.json()).toMatchObject({
       error: { type: 'not_allowed', message: expect.stringContaining('someone other than the caller') },
+    });
+    // The store refused it, so the attempt is recorded like a decidedBy refusal.
+    const recorded = await fetch(api(`/${id}`), { headers: { authorization: `Bearer ${bob}` } });
+    expect(await recorded.json()).toMatchObject({
+      status: 'pending',
+      refusals: [expect.objectContaining({ by: 'alice', action: 'approve' })],
     });
     const other = await fetch(api(`/${id}/approve`), {
       method: 'POST',
