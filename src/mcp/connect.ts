@@ -7,6 +7,12 @@ import type {
   Transport,
 } from '@modelcontextprotocol/client';
 import { ToolDefinitionError } from '../errors/index.js';
+import {
+  type McpOAuth,
+  McpSignInError,
+  McpSignInRequiredError,
+  StoredOAuthProvider,
+} from './oauth/oauth-provider.js';
 import { sharedSchemaValidator } from './schema-validator.js';
 import type { InboundNotification, NotificationScreen } from './stdio-transport.js';
 
@@ -108,6 +114,13 @@ export interface McpConnectOptions {
    * closes the connection ({@link McpConnection.closeReason} says so). Default 16 MiB.
    */
   readonly maxLineBytes?: number;
+  /**
+   * Signs in to a server at a URL with OAuth (the MCP authorization spec): tokens are read from and
+   * kept in `auth.store`, refreshed before they expire, and widened on `insufficient_scope`. With
+   * `auth.signIn` a server that needs a sign-in sends the person through it; without, connecting
+   * (or a call) fails with {@link McpSignInRequiredError}. Ignored for a command or a transport.
+   */
+  readonly auth?: McpOAuth;
 }
 
 /** A connected client and the little we keep about the connection. */
@@ -124,6 +137,12 @@ export interface McpConnection {
   readonly stderrTail: () => string;
   /** Why this side closed the connection, when a protocol error of the server did (stdio only). */
   readonly closeReason: () => string | undefined;
+  /**
+   * Completes a sign-in that a request left under way (a step-up on `insufficient_scope`, or a
+   * refresh that failed), when the connection was given `auth.signIn`; true when it did, and the
+   * request can be sent again. False when there was none to complete.
+   */
+  readonly completeSignIn: () => Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -155,15 +174,22 @@ export async function connectMcpServer(
   let screened = false;
   let probeTimeoutMs = options.probeTimeoutMs;
   let what: string;
+  let provider: StoredOAuthProvider | undefined;
+  let makeHttp: (() => Transport) | undefined;
   if ('transport' in target) {
     transport = target.transport;
     what = 'the given transport';
   } else if ('url' in target) {
     const url = typeof target.url === 'string' ? safeUrl(target.url) : target.url;
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
-    transport = new StreamableHTTPClientTransport(url, {
-      ...(target.headers ? { requestInit: { headers: { ...target.headers } } } : {}),
-    });
+    if (options.auth) provider = new StoredOAuthProvider(options.auth, url);
+    const oauth = provider;
+    makeHttp = () =>
+      new StreamableHTTPClientTransport(url, {
+        ...(target.headers ? { requestInit: { headers: { ...target.headers } } } : {}),
+        ...(oauth ? { authProvider: oauth } : {}),
+      });
+    transport = makeHttp();
     what = `the MCP server at ${url.origin}${url.pathname}`;
   } else {
     if (typeof target.command !== 'string' || target.command.trim() === '') {
@@ -209,29 +235,34 @@ export async function connectMcpServer(
   }
   const { Client } = await import('@modelcontextprotocol/client');
   const era = options.era ?? 'auto';
-  const client = new Client(
-    { name: options.clientInfo?.name ?? 'toolpact', version: options.clientInfo?.version ?? '0.1.0' },
-    {
-      capabilities: options.onElicitation ? { elicitation: { form: {} } } : {},
-      jsonSchemaValidator: sharedSchemaValidator(),
-      listMaxPages: MAX_LIST_PAGES,
-      versionNegotiation: {
-        mode: era === 'auto' ? 'auto' : era === 'legacy' ? 'legacy' : { pin: MODERN_REVISION },
-        ...(probeTimeoutMs !== undefined ? { probe: { timeoutMs: probeTimeoutMs } } : {}),
+  const newClient = () =>
+    new Client(
+      { name: options.clientInfo?.name ?? 'toolpact', version: options.clientInfo?.version ?? '0.1.0' },
+      {
+        capabilities: options.onElicitation ? { elicitation: { form: {} } } : {},
+        jsonSchemaValidator: sharedSchemaValidator(),
+        listMaxPages: MAX_LIST_PAGES,
+        versionNegotiation: {
+          mode: era === 'auto' ? 'auto' : era === 'legacy' ? 'legacy' : { pin: MODERN_REVISION },
+          ...(probeTimeoutMs !== undefined ? { probe: { timeoutMs: probeTimeoutMs } } : {}),
+        },
       },
-    },
-  );
+    );
+  let client = newClient();
   const onElicitation = options.onElicitation;
-  if (onElicitation) {
-    client.setRequestHandler('elicitation/create', async (request) => {
-      try {
-        return await onElicitation(request.params);
-      } catch {
-        // A handler that fails answers nothing useful: the server reads it as the user dismissing it.
-        return { action: 'cancel' };
-      }
-    });
-  }
+  const answerElicitations = (client: Client) => {
+    if (onElicitation) {
+      client.setRequestHandler('elicitation/create', async (request) => {
+        try {
+          return await onElicitation(request.params);
+        } catch {
+          // A handler that fails answers nothing useful: the server reads it as the user dismissing it.
+          return { action: 'cancel' };
+        }
+      });
+    }
+  };
+  answerElicitations(client);
   const prior = target.prior ?? options.prior;
   // A server that never answers its start would hold a closing gateway until the SDK's own timeout.
   const giveUp = () => {
@@ -240,9 +271,30 @@ export async function connectMcpServer(
   options.signal?.addEventListener('abort', giveUp, { once: true });
   try {
     if (options.signal?.aborted) throw new Error('the start was given up');
-    await client.connect(transport, prior ? { prior } : undefined);
+    for (let signIns = 0; ; signIns++) {
+      try {
+        await client.connect(transport, prior ? { prior } : undefined);
+        break;
+      } catch (error) {
+        // A server that needs a sign-in: run it (when a way was given), then connect again.
+        if (
+          !provider ||
+          !makeHttp ||
+          signIns >= 2 ||
+          !(await finishSignIn(provider, transport, options.auth))
+        )
+          throw error;
+        await client.close().catch(() => {});
+        transport = makeHttp();
+        client = newClient();
+        answerElicitations(client);
+      }
+    }
   } catch (error) {
     await client.close().catch(() => {});
+    if (error instanceof McpSignInRequiredError || error instanceof McpSignInError) throw error;
+    const signInError = signInCause(error);
+    if (signInError) throw signInError;
     const reason = error instanceof Error ? error.message : String(error);
     // For the operator (the developer importing, the person running the gateway): whole paths, so that
     // a start failure can be read. What reaches a model is sanitized where it is made (the gateway's
@@ -273,8 +325,48 @@ export async function connectMcpServer(
     prior: negotiated === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' },
     stderrTail: () => tail,
     closeReason,
+    completeSignIn: async () =>
+      provider !== undefined && (await finishSignIn(provider, transport, options.auth).catch(() => false)),
     close: () => client.close(),
   };
+}
+
+/**
+ * Runs the sign-in the SDK left under way: sends the person to the authorization URL, checks the
+ * `state` that comes back, and redeems the code (the SDK checks `iss`). False when none is under way.
+ */
+async function finishSignIn(
+  provider: StoredOAuthProvider,
+  transport: Transport,
+  auth: McpOAuth | undefined,
+): Promise<boolean> {
+  const pending = provider.pendingAuthorization;
+  if (!pending || !auth?.signIn) return false;
+  provider.pendingAuthorization = undefined;
+  const back = await auth.signIn.visit(pending);
+  const expected = await provider.expectedState();
+  const state = back.searchParams.get('state');
+  if (!expected || state !== expected) {
+    throw new McpSignInError(
+      `The sign-in to ${provider.server} came back with ${state === null ? 'no state' : 'a state that does not match the one sent'}, so it was not completed (it may be a forged redirect). Sign in again.`,
+    );
+  }
+  const finish = (transport as { finishAuth?: (params: URLSearchParams) => Promise<void> }).finishAuth;
+  if (!finish) return false;
+  await finish.call(transport, back.searchParams);
+  return true;
+}
+
+/** The sign-in error under an SDK error, if there is one. */
+function signInCause(error: unknown): Error | undefined {
+  for (
+    let current = error, depth = 0;
+    current instanceof Error && depth < 5;
+    current = current.cause, depth++
+  ) {
+    if (current instanceof McpSignInRequiredError || current instanceof McpSignInError) return current;
+  }
+  return undefined;
 }
 
 /** Puts a filter in front of the client's handling of a connected transport's messages. */

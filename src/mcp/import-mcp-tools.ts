@@ -25,7 +25,8 @@ import { remoteTool } from './remote-tool.js';
  * Options of {@link importMcpTools}. `era`, `prior` (an earlier import's {@link McpImport.prior}) and
  * `probeTimeoutMs` choose the protocol era as for {@link connectMcpServer}.
  */
-export interface ImportMcpOptions extends Pick<McpConnectOptions, 'era' | 'prior' | 'probeTimeoutMs'> {
+export interface ImportMcpOptions
+  extends Pick<McpConnectOptions, 'era' | 'prior' | 'probeTimeoutMs' | 'auth'> {
   /**
    * The server's label: `meta.source` becomes `mcp:<label>` and collisions are prefixed with it.
    * Default: the `serverInfo.name` the server reports.
@@ -187,6 +188,7 @@ export async function importMcpTools(
     ...(options.era ? { era: options.era } : {}),
     ...(options.prior ? { prior: options.prior } : {}),
     ...(options.probeTimeoutMs !== undefined ? { probeTimeoutMs: options.probeTimeoutMs } : {}),
+    ...(options.auth ? { auth: options.auth } : {}),
     ...(onElicitation
       ? {
           onElicitation: (request: McpElicitationRequest) => {
@@ -263,19 +265,27 @@ export async function importMcpTools(
             description ||
             `${remote.title ?? remote.annotations?.title ?? remote.name} (the MCP server "${label}" gives no description).`,
           call: (call) =>
-            track({ tool: call.tool, remoteName: call.remoteName, state: call.state }, () =>
-              client.callTool(
-                {
-                  name: call.remoteName,
-                  arguments: call.arguments,
-                  ...(call.meta ? { _meta: call.meta } : {}),
-                },
-                {
-                  signal: call.signal,
-                  ...(options.requestTimeoutMs ? { timeout: options.requestTimeoutMs } : {}),
-                },
-              ),
-            ),
+            track({ tool: call.tool, remoteName: call.remoteName, state: call.state }, async () => {
+              const send = () =>
+                client.callTool(
+                  {
+                    name: call.remoteName,
+                    arguments: call.arguments,
+                    ...(call.meta ? { _meta: call.meta } : {}),
+                  },
+                  {
+                    signal: call.signal,
+                    ...(options.requestTimeoutMs ? { timeout: options.requestTimeoutMs } : {}),
+                  },
+                );
+              try {
+                return await send();
+              } catch (error) {
+                // A step-up (insufficient_scope) or a lapsed sign-in that the person can finish now.
+                if (!call.signal.aborted && (await connection.completeSignIn())) return await send();
+                throw error;
+              }
+            }),
         });
         built.push(tool);
         for (const entry of dropped)

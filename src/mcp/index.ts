@@ -82,6 +82,22 @@ export {
 } from './import-mcp-tools.js';
 export type { PrefixMode } from './imported-names.js';
 export { effectsFromAnnotations, inferCategory } from './infer-category.js';
+export { type LoopbackSignIn, type LoopbackSignInOptions, loopbackSignIn } from './oauth/loopback.js';
+export {
+  type McpOAuth,
+  type McpSignInDriver,
+  McpSignInError,
+  McpSignInRequiredError,
+} from './oauth/oauth-provider.js';
+export {
+  defaultTokenFile,
+  type FileTokenStoreOptions,
+  fileTokenStore,
+  type McpSignInRecord,
+  type McpTokenStore,
+  memoryTokenStore,
+  TokenStoreError,
+} from './oauth/token-store.js';
 export {
   checkRequestOrigin,
   isLoopbackHost,

@@ -1,0 +1,297 @@
+import { randomBytes } from 'node:crypto';
+import type {
+  FetchLike,
+  OAuthClientInformationContext,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import type { McpSignInRecord, McpTokenStore } from './token-store.js';
+
+/**
+ * How a connection to a remote MCP server signs in with OAuth (the MCP authorization spec, client
+ * side). The protocol is the v2 SDK client's: discovery (RFC 9728, RFC 8414 with the OpenID fallback),
+ * client identity (a Client ID Metadata Document, a pre-registered client, or dynamic registration),
+ * the authorization code with PKCE S256 and the `resource` indicator (RFC 8707), refresh, step-up on
+ * `insufficient_scope`, and the `iss` check (RFC 9207). toolpact adds where the tokens are kept, whose
+ * they are, the checks of {@link refuseWithoutPkce} and the state check, and the refresh before use.
+ */
+export interface McpOAuth {
+  /** Where the sign-in is kept (see {@link fileTokenStore}). */
+  readonly store: McpTokenStore;
+  /** The name the sign-in is kept under: the gateway's server name. Default: the server's URL. */
+  readonly server?: string;
+  /** Whose sign-in this is. Default `local` (the person running toolpact). */
+  readonly principal?: string;
+  /**
+   * A pre-registered client: its id, and its secret when it is a confidential client. Used when the
+   * authorization server does not take {@link clientMetadataUrl}.
+   */
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  /**
+   * The https URL of this client's Client ID Metadata Document, used as the client id by an
+   * authorization server that says `client_id_metadata_document_supported`.
+   */
+  readonly clientMetadataUrl?: string;
+  /** Scopes to ask for; by default those of the server's challenge or metadata. */
+  readonly scope?: string;
+  /** The name shown on the consent page (dynamic registration). Default `toolpact`. */
+  readonly clientName?: string;
+  /**
+   * Sends the person to the authorization server and brings back where it redirected. Without it the
+   * connection does not sign in: a server that needs a sign-in fails with {@link McpSignInRequiredError}.
+   */
+  readonly signIn?: McpSignInDriver;
+}
+
+/** Sends a person through the authorization server's pages (see {@link loopbackSignIn}). */
+export interface McpSignInDriver {
+  /** The redirect URI the authorization server sends the browser back to. */
+  readonly redirectUrl: string;
+  /** Sends the person to `authorizationUrl`; resolves with the URL the browser was sent back to. */
+  visit(authorizationUrl: URL): Promise<URL>;
+}
+
+/** The server needs a sign-in, and the connection was given no way to run one (no `signIn`). */
+export class McpSignInRequiredError extends Error {
+  override readonly name = 'McpSignInRequiredError';
+  constructor(
+    /** The name the sign-in is kept under. */
+    readonly server: string,
+    readonly principal: string,
+  ) {
+    super(
+      `The MCP server ${server} needs a sign-in${principal === LOCAL_PRINCIPAL ? '' : ` for ${principal}`}, and none is kept. Run: toolpact gateway login ${server}`,
+    );
+  }
+}
+
+/** A sign-in that was refused: the server or its authorization server broke a rule. */
+export class McpSignInError extends Error {
+  override readonly name = 'McpSignInError';
+}
+
+export const LOCAL_PRINCIPAL = 'local';
+/** A token this close to its expiry is refreshed before it is sent. */
+const EXPIRY_MARGIN_MS = 30_000;
+const FALLBACK_REDIRECT = 'http://127.0.0.1/callback';
+
+/**
+ * The SDK's `OAuthClientProvider` over a {@link McpTokenStore}, for one server and one principal.
+ * Not part of the public API: pass {@link McpOAuth} to `connectMcpServer` or `importMcpTools`.
+ */
+export class StoredOAuthProvider implements OAuthClientProvider {
+  readonly server: string;
+  readonly principal: string;
+  /** The authorization URL of the sign-in under way, once the SDK has built it. */
+  pendingAuthorization: URL | undefined;
+  private refreshing: Promise<void> | undefined;
+  private lastRefreshFailed = 0;
+
+  constructor(
+    private readonly options: McpOAuth,
+    private readonly serverUrl: URL,
+    private readonly fetchFn: FetchLike | undefined = undefined,
+  ) {
+    this.server = options.server ?? `${serverUrl.origin}${serverUrl.pathname}`;
+    this.principal = options.principal ?? LOCAL_PRINCIPAL;
+    if (options.clientMetadataUrl !== undefined) {
+      let url: URL | undefined;
+      try {
+        url = new URL(options.clientMetadataUrl);
+      } catch {}
+      if (url?.protocol !== 'https:' || url.pathname === '/') {
+        throw new McpSignInError(
+          `clientMetadataUrl must be an https URL with a path, where the client's metadata document is served; received "${options.clientMetadataUrl}".`,
+        );
+      }
+    }
+    if (options.clientSecret !== undefined && options.clientId === undefined) {
+      throw new McpSignInError('A clientSecret was given without its clientId. Give both, or neither.');
+    }
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.options.clientMetadataUrl;
+  }
+
+  get redirectUrl(): string {
+    return this.options.signIn?.redirectUrl ?? FALLBACK_REDIRECT;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.options.clientName ?? 'toolpact',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: this.options.clientSecret !== undefined ? 'client_secret_basic' : 'none',
+      // A native client (RFC 8252): its loopback redirect may take any port.
+      application_type: 'native',
+      ...(this.options.scope !== undefined ? { scope: this.options.scope } : {}),
+    } as OAuthClientMetadata;
+  }
+
+  private async record(): Promise<McpSignInRecord> {
+    return (await this.options.store.read(this.server, this.principal)) ?? {};
+  }
+
+  private async update(change: (record: McpSignInRecord) => McpSignInRecord): Promise<void> {
+    await this.options.store.write(this.server, this.principal, change(await this.record()));
+  }
+
+  async state(): Promise<string> {
+    const state = randomBytes(16).toString('base64url');
+    await this.update((record) => ({ ...record, state }));
+    return state;
+  }
+
+  /** The `state` the sign-in under way was started with. */
+  async expectedState(): Promise<string | undefined> {
+    return (await this.record()).state;
+  }
+
+  async clientInformation(
+    ctx?: OAuthClientInformationContext,
+  ): Promise<StoredOAuthClientInformation | undefined> {
+    const record = await this.record();
+    const configured = this.options.clientId;
+    if (configured !== undefined) {
+      // A metadata document URL goes first where the authorization server takes one.
+      const takesDocument =
+        record.discovery?.authorizationServerMetadata?.client_id_metadata_document_supported;
+      if (this.options.clientMetadataUrl && takesDocument === true)
+        return record.client?.client_id === this.options.clientMetadataUrl ? record.client : undefined;
+      return {
+        client_id: configured,
+        ...(this.options.clientSecret !== undefined ? { client_secret: this.options.clientSecret } : {}),
+        ...(ctx?.issuer ? { issuer: ctx.issuer } : {}),
+      } as StoredOAuthClientInformation;
+    }
+    const client = record.client;
+    if (!client) return undefined;
+    // A registration made for another redirect URI (another loopback port) is made again.
+    const registered = (client as { redirect_uris?: readonly string[] }).redirect_uris;
+    if (this.options.signIn && registered && !registered.includes(this.redirectUrl)) return undefined;
+    return client;
+  }
+
+  async saveClientInformation(client: StoredOAuthClientInformation): Promise<void> {
+    if (this.options.clientId !== undefined && client.client_id === this.options.clientId) return;
+    await this.update((record) => ({ ...record, client }));
+  }
+
+  async tokens(ctx?: OAuthClientInformationContext): Promise<StoredOAuthTokens | undefined> {
+    if (ctx === undefined) await this.refreshIfExpiring();
+    const tokens = (await this.record()).tokens;
+    if (!tokens) return undefined;
+    const { obtainedAt: _obtainedAt, ...rest } = tokens;
+    return rest as StoredOAuthTokens;
+  }
+
+  async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
+    await this.update((record) => ({
+      ...record,
+      tokens: {
+        ...tokens,
+        // A refresh answered without a new refresh token keeps the one it was made with.
+        ...(tokens.refresh_token === undefined && record.tokens?.refresh_token !== undefined
+          ? { refresh_token: record.tokens.refresh_token }
+          : {}),
+        obtainedAt: Date.now(),
+      },
+      verifier: undefined,
+      state: undefined,
+    }));
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (!this.options.signIn) throw new McpSignInRequiredError(this.server, this.principal);
+    this.pendingAuthorization = authorizationUrl;
+  }
+
+  async saveCodeVerifier(verifier: string): Promise<void> {
+    await this.update((record) => ({ ...record, verifier }));
+  }
+
+  async codeVerifier(): Promise<string> {
+    const verifier = (await this.record()).verifier;
+    if (!verifier) throw new McpSignInError('No sign-in is under way for this server: start it again.');
+    return verifier;
+  }
+
+  async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
+    refuseWithoutPkce(discovery);
+    await this.update((record) => ({ ...record, discovery }));
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    return (await this.record()).discovery;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    await this.update((record) => {
+      switch (scope) {
+        case 'all':
+          return {};
+        case 'client':
+          return { ...record, client: undefined };
+        case 'tokens':
+          return { ...record, tokens: undefined };
+        case 'verifier':
+          return { ...record, verifier: undefined, state: undefined };
+        case 'discovery':
+          return { ...record, discovery: undefined };
+      }
+    });
+  }
+
+  /**
+   * Refreshes a token that is about to expire before it is sent, once at a time (a rotated refresh
+   * token may be spent only once). A failed refresh leaves the token as it is: the server's 401 then
+   * runs the SDK's own path, which moves to a new sign-in.
+   */
+  private async refreshIfExpiring(): Promise<void> {
+    const record = await this.record();
+    const tokens = record.tokens;
+    if (!tokens?.refresh_token || tokens.expires_in === undefined || tokens.obtainedAt === undefined) return;
+    if (tokens.obtainedAt + tokens.expires_in * 1_000 - EXPIRY_MARGIN_MS > Date.now()) return;
+    if (Date.now() - this.lastRefreshFailed < 5_000) return;
+    this.refreshing ??= (async () => {
+      const { auth } = await import('@modelcontextprotocol/client');
+      try {
+        const result = await auth(this, {
+          serverUrl: this.serverUrl,
+          ...(this.fetchFn ? { fetchFn: this.fetchFn } : {}),
+        });
+        if (result !== 'AUTHORIZED') this.lastRefreshFailed = Date.now();
+      } catch (error) {
+        this.lastRefreshFailed = Date.now();
+        if (error instanceof McpSignInRequiredError) throw error;
+      }
+    })().finally(() => {
+      this.refreshing = undefined;
+    });
+    await this.refreshing;
+  }
+}
+
+/**
+ * Refuses an authorization server that does not say it supports PKCE with S256: the MCP
+ * authorization spec requires the client to stop when `code_challenge_methods_supported` is absent
+ * or lacks `S256` (the SDK checks only a list that is present).
+ */
+export function refuseWithoutPkce(discovery: OAuthDiscoveryState): void {
+  const metadata = discovery.authorizationServerMetadata;
+  if (!metadata) return;
+  const methods = (metadata as { code_challenge_methods_supported?: unknown })
+    .code_challenge_methods_supported;
+  if (!Array.isArray(methods) || !methods.includes('S256')) {
+    throw new McpSignInError(
+      `The authorization server ${String(metadata.issuer)} does not say it supports PKCE with S256 (code_challenge_methods_supported is ${methods === undefined ? 'absent' : JSON.stringify(methods)}), so toolpact will not sign in there: without PKCE a stolen authorization code can be redeemed. Ask the server's operator to enable PKCE.`,
+    );
+  }
+}
