@@ -38,6 +38,7 @@ const system = [
   'test/gateway/start-at-once.test.ts',
   'test/gateway/start-from-lock.test.ts',
   'test/gateway/supervision.test.ts',
+  'test/gateway/team-signin.test.ts',
   'test/integrations/pause-resume.test.ts',
   'test/mcp/cli-inspect.test.ts',
   'test/mcp/cli-serve.test.ts',

@@ -71,6 +71,7 @@ export {
 } from './create-mcp-server.js';
 export { type ElicitationApproverOptions, elicitationApprover } from './elicitation-approver.js';
 export { type ParsedHost, parseHostHeader } from './host-header.js';
+export type { HttpRoute, HttpRouteContext } from './http-route.js';
 export {
   type DroppedDefault,
   type ImportedTool,

@@ -25,6 +25,7 @@ import {
   pageSizeOf,
 } from './create-mcp-server.js';
 import { parseHostHeader } from './host-header.js';
+import type { HttpRoute } from './http-route.js';
 import { type JsonBodyFailure, jsonBodyMessage, readJsonBody } from './json-body.js';
 import {
   checkRequestOrigin,
@@ -122,6 +123,11 @@ export interface HttpServeOptions extends McpServerOptions {
    * the request's authenticated principal. Served only with `auth` (see docs/auth.md).
    */
   readonly approvals?: ApprovalsApiStore;
+  /**
+   * Further handlers served beside the MCP endpoint, each given the endpoint's authenticator and
+   * Origin policy (the gateway's team sign-in link is one). The endpoint's own path stays MCP's.
+   */
+  readonly routes?: readonly HttpRoute[];
 }
 
 /** The header on every response of a server reachable from the network without authentication. */
@@ -347,11 +353,14 @@ export async function serveHttp(
   );
   const metadataBody = auth ? JSON.stringify(auth.metadata) : '';
   const api = approvalsApi({ path, store: options.approvals, auth, origins: policy });
+  const routes = options.routes ?? [];
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (insecure) response.setHeader(INSECURE_WARNING_HEADER, INSECURE_WARNING);
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (metadataPaths.has(url.pathname)) return serveMetadata(request, response, metadataBody);
     if (url.pathname !== path && api.owns(url.pathname)) return api.handle(request, response, url);
+    const mounted = url.pathname === path ? undefined : routes.find((each) => each.owns(url.pathname));
+    if (mounted) return mounted.handle(request, response, url, { auth, origins: policy });
     if (url.pathname !== path) return plain(response, 404, `Not found. The MCP endpoint is ${path}.`);
     const refusal = checkRequestOrigin(
       { host: request.headers.host, origin: firstHeader(request.headers.origin) },

@@ -34,6 +34,11 @@ export const STUDIO_CONFIDENTIAL_CLIENT = {
   secret: 'studio-secret-0123456789abcdef',
   redirect: 'http://127.0.0.1/auth/callback',
 };
+/**
+ * A team gateway's client: public, signing people in to upstream servers through the gateway's
+ * `/mcp/signin/callback`, on 127.0.0.1 at any port.
+ */
+export const TEAM_GATEWAY_CLIENT = { id: 'team-gateway', redirect: 'http://127.0.0.1/mcp/signin/callback' };
 /** The users the login page accepts, and the groups their tokens carry. */
 export const USERS: Readonly<Record<string, readonly string[]>> = {
   alice: ['developers'],
@@ -80,6 +85,14 @@ function configured(issuer: string, keys: readonly Key[]): Provider {
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         redirect_uris: [PUBLIC_CLIENT.redirect],
+        application_type: 'native',
+      },
+      {
+        client_id: TEAM_GATEWAY_CLIENT.id,
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [TEAM_GATEWAY_CLIENT.redirect],
         application_type: 'native',
       },
       {

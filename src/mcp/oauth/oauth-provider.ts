@@ -145,7 +145,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   async state(): Promise<string> {
     const state = randomBytes(16).toString('base64url');
-    await this.update((record) => ({ ...record, state }));
+    // Without a way to sign in, nothing is kept: a sign-in under way elsewhere (the team sign-in
+    // link, `gateway login`) keeps its own state and verifier.
+    if (this.options.signIn) await this.update((record) => ({ ...record, state }));
     return state;
   }
 
@@ -214,7 +216,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async saveCodeVerifier(verifier: string): Promise<void> {
-    await this.update((record) => ({ ...record, verifier }));
+    if (this.options.signIn) await this.update((record) => ({ ...record, verifier }));
   }
 
   async codeVerifier(): Promise<string> {
