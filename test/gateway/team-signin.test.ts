@@ -114,13 +114,11 @@ beforeAll(async () => {
       scopes: { required: ['tools:read'] },
     }),
   );
-  upstream = await spawnServe(TOOLS, [
-    '--http',
-    '--port',
-    String(upstreamPort),
-    '--auth',
-    join(folder, 'upstream-auth.json'),
-  ]);
+  upstream = await spawnServe(
+    TOOLS,
+    ['--http', '--port', String(upstreamPort), '--auth', join(folder, 'upstream-auth.json')],
+    { ...process.env, WHOAMI_RELEASE: join(folder, 'release') },
+  );
   store = fileTokenStore(join(folder, 'mcp-tokens.json'), { key: 'a'.repeat(64) });
   const auth = { store, server: SERVER, clientId: TEAM_GATEWAY_CLIENT.id };
   pool = principalUpstreams({ url: upstream.url, auth });
@@ -240,6 +238,25 @@ describe('per-person upstream sign-ins behind a team gateway', () => {
     await expect(capped.call(principalOfUser('bob'), 'whoami', {}, signal)).rejects.toMatchObject({
       type: 'mcp_server_unavailable',
     });
+  });
+
+  test('a full pool whose connections are all in use refuses a new person, retryably', async () => {
+    const auth = { store, server: SERVER, clientId: TEAM_GATEWAY_CLIENT.id };
+    const signal = new AbortController().signal;
+    const full = principalUpstreams({ url: upstream.url, auth, maxConnections: 1 });
+    try {
+      const held = full.call(principalOfUser('alice'), 'hold', {}, signal);
+      await expect(full.call(principalOfUser('bob'), 'whoami', {}, signal)).rejects.toMatchObject({
+        type: 'mcp_server_busy',
+        retryable: true,
+      });
+      writeFileSync(join(folder, 'release'), '');
+      expect((await held).structuredContent).toEqual({ subject: 'alice' });
+      const after = await full.call(principalOfUser('bob'), 'whoami', {}, signal);
+      expect((after.structuredContent as { subject: string }).subject).toBe('bob');
+    } finally {
+      await full.close();
+    }
   });
 });
 
