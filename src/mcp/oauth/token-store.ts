@@ -71,7 +71,8 @@ export interface FileTokenStoreOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-interface SealedEntry {
+/** One sign-in sealed with AES-256-GCM under the token key, bound to the name it is kept under. */
+export interface SealedEntry {
   readonly iv: string;
   readonly tag: string;
   readonly data: string;
@@ -79,27 +80,35 @@ interface SealedEntry {
 
 interface TokenFile {
   readonly version: 1;
+  /** The {@link tokenKeyId} of the key the entries were sealed with. */
+  readonly keyId?: string;
   readonly entries: Record<string, SealedEntry>;
+}
+
+/** A token key and where it was read from, for messages (`TOOLPACT_TOKEN_KEY`, a key file). */
+export interface TokenKey {
+  readonly key: Buffer;
+  readonly source: string;
 }
 
 /**
  * A token store in one file, each entry sealed with AES-256-GCM. An entry's name is an HMAC of its
  * server and principal under the key, and is bound to its contents as additional data, so the file
  * shows neither whose tokens it holds nor for which server, and an entry moved under another name
- * does not open. The file is replaced atomically (a new file renamed over it), with mode 0600, in a
- * folder made with mode 0700.
+ * does not open. The file names its key by {@link tokenKeyId}, so that another key is refused instead
+ * of reading as no sign-in. The file is replaced atomically (a new file renamed over it), with mode
+ * 0600, in a folder made with mode 0700.
  *
  * @example
  * const store = fileTokenStore(defaultTokenFile()); // key from TOOLPACT_TOKEN_KEY
  */
 export function fileTokenStore(file: string, options: FileTokenStoreOptions = {}): McpTokenStore {
-  let cachedKey: Buffer | undefined;
-  const key = (): Buffer => {
+  let cachedKey: TokenKey | undefined;
+  const tokenKey = (): TokenKey => {
     cachedKey ??= resolveKey(file, options);
     return cachedKey;
   };
-  const nameOf = (server: string, principal: string) =>
-    createHmac('sha256', key()).update(`${server}\u0000${principal}`).digest('hex');
+  const key = () => tokenKey().key;
 
   const load = (): TokenFile => {
     let text: string;
@@ -119,19 +128,27 @@ export function fileTokenStore(file: string, options: FileTokenStoreOptions = {}
         `The token file ${file} is not JSON. Move it aside and sign in again (toolpact gateway login <server>).`,
       );
     }
-    const entries = (parsed as { entries?: unknown } | null)?.entries;
-    if ((parsed as { version?: unknown }).version !== 1 || typeof entries !== 'object' || entries === null) {
+    const contents = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Partial<TokenFile>;
+    const entries = contents.entries;
+    if (contents.version !== 1 || typeof entries !== 'object' || entries === null) {
       throw new TokenStoreError(
         `The token file ${file} is not a toolpact token file (version 1). Move it aside and sign in again.`,
+      );
+    }
+    const mine = tokenKeyId(key());
+    if (contents.keyId !== undefined && contents.keyId !== mine) {
+      throw new TokenStoreError(
+        `The token file ${file} was sealed with another key (key id ${String(contents.keyId)}) than ${tokenKey().source} (key id ${mine}). Set the key it was written with, or move the file aside and sign in again (toolpact gateway login <server>).`,
       );
     }
     return { version: 1, entries: entries as Record<string, SealedEntry> };
   };
 
-  const save = (contents: TokenFile) => {
+  const save = (entries: Record<string, SealedEntry>) => {
     const folder = dirname(file);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const contents: TokenFile = { version: 1, keyId: tokenKeyId(key()), entries };
     writeFileSync(temporary, `${JSON.stringify(contents, null, 2)}\n`, { mode: 0o600 });
     chmodSync(temporary, 0o600);
     renameSync(temporary, file);
@@ -139,29 +156,48 @@ export function fileTokenStore(file: string, options: FileTokenStoreOptions = {}
 
   return {
     async read(server, principal) {
-      const name = nameOf(server, principal);
+      const name = entryName(key(), server, principal);
       const entry = load().entries[name];
       if (!entry) return undefined;
-      return open(entry, key(), name, file);
+      return openRecord(entry, tokenKey(), name, file);
     },
     async write(server, principal, record) {
-      const name = nameOf(server, principal);
+      const name = entryName(key(), server, principal);
       // Read again just before writing, so that what another process wrote to other entries stays.
       const contents = load();
-      save({ version: 1, entries: { ...contents.entries, [name]: seal(record, key(), name) } });
+      save({ ...contents.entries, [name]: sealRecord(record, key(), name) });
     },
     async remove(server, principal) {
-      const name = nameOf(server, principal);
+      const name = entryName(key(), server, principal);
       const contents = load();
       if (!(name in contents.entries)) return false;
       const { [name]: _gone, ...rest } = contents.entries;
-      save({ version: 1, entries: rest });
+      save(rest);
       return true;
     },
   };
 }
 
-function seal(record: McpSignInRecord, key: Buffer, name: string): SealedEntry {
+/**
+ * The name a sign-in is kept under: an HMAC of its server and principal under the key, so that a
+ * store shows neither. The two are joined unambiguously (as a JSON array).
+ */
+export function entryName(key: Buffer, server: string, principal: string): string {
+  return createHmac('sha256', key)
+    .update(JSON.stringify([server, principal]))
+    .digest('hex');
+}
+
+/**
+ * A short public fingerprint of a token key, kept beside what it sealed: a store read with another
+ * key is refused instead of reading as if no one had signed in.
+ */
+export function tokenKeyId(key: Buffer): string {
+  return createHmac('sha256', key).update('toolpact token key id').digest('hex').slice(0, 16);
+}
+
+/** Seals a sign-in with AES-256-GCM under `key`, bound to `name` (additional data). */
+export function sealRecord(record: McpSignInRecord, key: Buffer, name: string): SealedEntry {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(name, 'utf8'));
@@ -173,16 +209,20 @@ function seal(record: McpSignInRecord, key: Buffer, name: string): SealedEntry {
   };
 }
 
-function open(entry: SealedEntry, key: Buffer, name: string, file: string): McpSignInRecord {
+/**
+ * Opens what {@link sealRecord} sealed under the same key and name; anything else (another key, a
+ * changed or moved entry) is a {@link TokenStoreError} naming `where` and the key's source.
+ */
+export function openRecord(entry: SealedEntry, key: TokenKey, name: string, where: string): McpSignInRecord {
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(entry.iv, 'base64'));
+    const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(entry.iv, 'base64'));
     decipher.setAAD(Buffer.from(name, 'utf8'));
     decipher.setAuthTag(Buffer.from(entry.tag, 'base64'));
     const text = Buffer.concat([decipher.update(Buffer.from(entry.data, 'base64')), decipher.final()]);
     return JSON.parse(text.toString('utf8')) as McpSignInRecord;
   } catch {
     throw new TokenStoreError(
-      `A sign-in in ${file} does not open with this key: the file was changed, or TOOLPACT_TOKEN_KEY is not the key it was written with. Set the key it was written with, or sign in again (toolpact gateway logout <server>, then login).`,
+      `A sign-in in ${where} does not open with this key: it was changed, or ${key.source} is not the key it was written with. Set the key it was written with, or sign in again (toolpact gateway logout <server>, then login).`,
     );
   }
 }
@@ -201,14 +241,28 @@ export function parseTokenKey(text: string, source: string): Buffer {
   return key;
 }
 
-function resolveKey(file: string, options: FileTokenStoreOptions): Buffer {
-  if (options.key !== undefined) return parseTokenKey(options.key, 'The token key');
+/**
+ * The token key given in `options.key`, else `TOOLPACT_TOKEN_KEY`, else `TOOLPACT_STATE_KEY`;
+ * undefined when none is set. A key that is not 32 bytes is a {@link TokenStoreError}.
+ */
+export function configuredTokenKey(options: FileTokenStoreOptions): TokenKey | undefined {
+  if (options.key !== undefined)
+    return { key: parseTokenKey(options.key, 'The token key'), source: 'the token key given' };
   const env = options.env ?? process.env;
-  if (env.TOOLPACT_TOKEN_KEY?.trim()) return parseTokenKey(env.TOOLPACT_TOKEN_KEY, 'TOOLPACT_TOKEN_KEY');
-  if (env.TOOLPACT_STATE_KEY?.trim()) return parseTokenKey(env.TOOLPACT_STATE_KEY, 'TOOLPACT_STATE_KEY');
+  for (const name of ['TOOLPACT_TOKEN_KEY', 'TOOLPACT_STATE_KEY']) {
+    const value = env[name];
+    if (value?.trim()) return { key: parseTokenKey(value, name), source: name };
+  }
+  return undefined;
+}
+
+function resolveKey(file: string, options: FileTokenStoreOptions): TokenKey {
+  const configured = configuredTokenKey(options);
+  if (configured) return configured;
   const keyFile = `${file}.key`;
+  const fromFile = () => ({ key: parseTokenKey(readFileSync(keyFile, 'utf8'), keyFile), source: keyFile });
   try {
-    return parseTokenKey(readFileSync(keyFile, 'utf8'), keyFile);
+    return fromFile();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -217,10 +271,9 @@ function resolveKey(file: string, options: FileTokenStoreOptions): Buffer {
   try {
     // `wx`: when two processes make the key at once, one wins and the other reads it.
     writeFileSync(keyFile, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-    return key;
+    return { key, source: keyFile };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-      return parseTokenKey(readFileSync(keyFile, 'utf8'), keyFile);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return fromFile();
     throw new TokenStoreError(
       `Could not write the token key ${keyFile}: ${(error as Error).message}. Set TOOLPACT_TOKEN_KEY instead (openssl rand -hex 32).`,
     );
