@@ -23,6 +23,7 @@ const system = [
   'test/fleet/harness.test.ts',
   'test/fleet/replicas.test.ts',
   'test/fleet/store.test.ts',
+  'test/fleet/token-store.test.ts',
   'test/gateway/check-notes.test.ts',
   'test/gateway/cli.test.ts',
   'test/gateway/discover-front.test.ts',
