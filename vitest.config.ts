@@ -52,6 +52,7 @@ const system = [
   'test/mcp/serve-modern.test.ts',
   'test/mcp/serve-processes.test.ts',
   'test/mcp/serve-stdio.test.ts',
+  'test/mcp/token-store-processes.test.ts',
   'test/otel/otlp.test.ts',
   'test/otel/sqlite-audit.test.ts',
   'test/policy/audit-decisions.test.ts',

@@ -7,6 +7,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { withFileLock } from '../../util/file-lock.js';
 import {
   configuredTokenKey,
   entryName,
@@ -92,7 +93,8 @@ interface TokenFile {
  * shows neither whose tokens it holds nor for which server, and an entry moved under another name
  * does not open. The file names its key by {@link tokenKeyId}, so that another key is refused instead
  * of reading as no sign-in. The file is replaced atomically (a new file renamed over it), with mode
- * 0600, in a folder made with mode 0700.
+ * 0600, in a folder made with mode 0700; each change holds `<file>.lock`, so that processes writing at
+ * once (a gateway refreshing while `gateway login` signs in) keep each other's entries.
  *
  * @example
  * const store = fileTokenStore(defaultTokenFile()); // key from TOOLPACT_TOKEN_KEY
@@ -149,6 +151,15 @@ export function fileTokenStore(file: string, options: FileTokenStoreOptions = {}
     renameSync(temporary, file);
   };
 
+  const locked = async <T>(change: () => T): Promise<T> => {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const outcome = await withFileLock(file, change);
+    if (outcome.done) return outcome.value;
+    throw new TokenStoreError(
+      `The token file ${file} stayed locked by another process (${outcome.lock}) for 10 s. If no toolpact process is writing it, remove ${outcome.lock} and try again.`,
+    );
+  };
+
   return {
     async read(server, principal) {
       const name = entryName(key(), server, principal);
@@ -158,17 +169,19 @@ export function fileTokenStore(file: string, options: FileTokenStoreOptions = {}
     },
     async write(server, principal, record) {
       const name = entryName(key(), server, principal);
-      // Read again just before writing, so that what another process wrote to other entries stays.
-      const contents = load();
-      save({ ...contents.entries, [name]: sealRecord(record, key(), name) });
+      const sealed = sealRecord(record, key(), name);
+      // Read again under the lock, so that what another process wrote to other entries stays.
+      await locked(() => save({ ...load().entries, [name]: sealed }));
     },
     async remove(server, principal) {
       const name = entryName(key(), server, principal);
-      const contents = load();
-      if (!(name in contents.entries)) return false;
-      const { [name]: _gone, ...rest } = contents.entries;
-      save(rest);
-      return true;
+      return locked(() => {
+        const contents = load();
+        if (!(name in contents.entries)) return false;
+        const { [name]: _gone, ...rest } = contents.entries;
+        save(rest);
+        return true;
+      });
     },
   };
 }
