@@ -64,7 +64,7 @@ export function postgresTokenStore(
   };
 
   return {
-    async read<Record extends object>(server: string, principal: string): Promise<Record | undefined> {
+    async read<Stored extends object>(server: string, principal: string): Promise<Stored | undefined> {
       const name = entryName(key.key, server, principal);
       const found = await query(pool, where, 'SELECT key_id, iv, tag, data FROM mcp_tokens WHERE name = $1', [
         name,
@@ -76,7 +76,7 @@ export function postgresTokenStore(
         return undefined;
       }
       if (row.key_id !== keyId) refuseOtherKey(String(row.key_id));
-      return openRecord<Record>(
+      return openRecord<Stored>(
         { iv: String(row.iv), tag: String(row.tag), data: String(row.data) },
         key,
         name,

@@ -38,7 +38,7 @@ export interface TokenKeyOptions {
  * as whatever was written (JSON). The MCP token stores (`McpTokenStore`) are this for sign-in records.
  */
 export interface SealedRecordStore {
-  read<Record extends object>(server: string, principal: string): Promise<Record | undefined>;
+  read<Stored extends object>(server: string, principal: string): Promise<Stored | undefined>;
   write(server: string, principal: string, record: object): Promise<void>;
   /** Forgets a record; true when there was one. */
   remove(server: string, principal: string): Promise<boolean>;
@@ -79,18 +79,18 @@ export function sealRecord(record: object, key: Buffer, name: string): SealedEnt
  * Opens what {@link sealRecord} sealed under the same key and name; anything else (another key, a
  * changed or moved entry) is a {@link TokenStoreError} naming `where` and the key's source.
  */
-export function openRecord<Record extends object>(
+export function openRecord<Stored extends object>(
   entry: SealedEntry,
   key: TokenKey,
   name: string,
   where: string,
-): Record {
+): Stored {
   try {
     const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(entry.iv, 'base64'));
     decipher.setAAD(Buffer.from(name, 'utf8'));
     decipher.setAuthTag(Buffer.from(entry.tag, 'base64'));
     const text = Buffer.concat([decipher.update(Buffer.from(entry.data, 'base64')), decipher.final()]);
-    return JSON.parse(text.toString('utf8')) as Record;
+    return JSON.parse(text.toString('utf8')) as Stored;
   } catch {
     throw new TokenStoreError(
       `A sign-in in ${where} does not open with this key: it was changed, or ${key.source} is not the key it was written with. Set the key it was written with, or sign in again (toolpact gateway logout <server>, then login).`,

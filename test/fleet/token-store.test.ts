@@ -1,10 +1,21 @@
 // The fleet's store of sign-ins to remote MCP servers on a real PostgreSQL (a private cluster started
 // for the file): two replicas see each other's sign-ins, the rows hold nothing in clear, and a replica
 // with another key, a moved row or no key at all is refused.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type McpSignInRecord, type McpTokenStore, TokenStoreError } from '../../src/mcp/index.js';
+import { Registry } from '../../src/index.js';
+import {
+  importMcpTools,
+  type McpSignInRecord,
+  type McpTokenStore,
+  TokenStoreError,
+} from '../../src/mcp/index.js';
 import { openPostgresStore, type PostgresStore, postgresTokenStore } from '../../src/store/index.js';
+import { drivenSignIn, startUpstream } from '../mcp/support/oauth-upstream.js';
+import { PUBLIC_CLIENT, startProvider } from '../support/oidc-provider.js';
 import { hasPostgres, type PostgresServer, startPostgres } from '../support/postgres.js';
 
 const KEY = '0123456789abcdef'.repeat(4);
@@ -146,5 +157,43 @@ describe.runIf(hasPostgres)('postgresTokenStore', () => {
     expect(() => postgresTokenStore(stores[0]!, { env: { TOOLPACT_TOKEN_KEY: 'short' } })).toThrow(
       /^TOOLPACT_TOKEN_KEY must be 32 random bytes/,
     );
+  });
+
+  test('a sign-in made through one replica is used by another replica without signing in again', async () => {
+    const { stores } = await replicas(2);
+    const folder = mkdtempSync(join(tmpdir(), 'toolpact-fleet-signin-'));
+    const provider = await startProvider();
+    const served = await startUpstream(folder, provider.issuer, { required: ['tools:read'] });
+    const { driver, visits } = await drivenSignIn('alice');
+    const registries = [new Registry(), new Registry()];
+    try {
+      const auth = { server: 'upstream', principal: ALICE, clientId: PUBLIC_CLIENT.id };
+      await importMcpTools(
+        registries[0]!,
+        { url: served.url },
+        {
+          name: 'upstream',
+          auth: { ...auth, store: postgresTokenStore(stores[0]!, { key: KEY }), signIn: driver },
+        },
+      );
+      expect(visits).toHaveLength(1);
+      // The other replica has no way to send anyone to sign in: it needs the sign-in the first one kept.
+      await importMcpTools(
+        registries[1]!,
+        { url: served.url },
+        { name: 'upstream', auth: { ...auth, store: postgresTokenStore(stores[1]!, { key: KEY }) } },
+      );
+      expect(await registries[1]!.call('echo', { text: 'from the other replica' })).toEqual({
+        ok: true,
+        result: 'from the other replica',
+      });
+      expect(visits).toHaveLength(1);
+    } finally {
+      await Promise.all(registries.map((registry) => registry.close()));
+      await driver.close();
+      await served.stop();
+      await provider.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -41,7 +41,8 @@ export interface McpSignInRecord {
 
 /**
  * Where sign-ins to remote MCP servers are kept, by server and by principal (the person the tokens
- * act for). {@link fileTokenStore} keeps them encrypted in a file; {@link memoryTokenStore} in memory.
+ * act for). {@link fileTokenStore} keeps them encrypted in a file, {@link memoryTokenStore} in memory,
+ * and `postgresTokenStore` of `toolpact/store` in a fleet's PostgreSQL.
  */
 export interface McpTokenStore {
   read(server: string, principal: string): Promise<McpSignInRecord | undefined>;
