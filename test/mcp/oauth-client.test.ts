@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { Registry } from '../../src/index.js';
 import {
   connectMcpServer,
@@ -169,7 +169,15 @@ describe('signing in to a real upstream', () => {
     await provider.revoke(refresh!);
     await untilRefused(served, access);
 
-    const envelope = await registry.call('echo', { text: 'after' });
+    const written: unknown[] = [];
+    const console = vi.spyOn(globalThis.console, 'warn').mockImplementation((...args) => {
+      written.push(args);
+    });
+    const envelope = await registry.call('echo', { text: 'after' }).finally(() => console.mockRestore());
+    // What the SDK says as it drops the refused grant names neither token.
+    expect(JSON.stringify(written)).toContain('invalid_grant');
+    expect(JSON.stringify(written)).not.toContain(access);
+    expect(JSON.stringify(written)).not.toContain(refresh);
     expect(envelope).toMatchObject({
       ok: false,
       error: {

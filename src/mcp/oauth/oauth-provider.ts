@@ -88,7 +88,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly principal: string;
   /** The authorization URL of the sign-in under way, once the SDK has built it. */
   pendingAuthorization: URL | undefined;
-  /** True once the SDK has begun an authorization (discovery, refresh or sign-in) over this provider. */
+  /**
+   * True while an authorization the SDK began over this provider (discovery, refresh or sign-in) has
+   * not ended with tokens kept: a failure then is the sign-in's.
+   */
   authorizationStarted = false;
   private refreshing: Promise<void> | undefined;
   private lastRefreshFailed = 0;
@@ -195,6 +198,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
+    this.authorizationStarted = false;
     await this.update((record) => ({
       ...record,
       tokens: {
