@@ -296,6 +296,12 @@ export async function connectMcpServer(
     const signInError = signInCause(error);
     if (signInError) throw signInError;
     const reason = error instanceof Error ? error.message : String(error);
+    if (provider?.authorizationStarted) {
+      throw new McpSignInError(
+        `The sign-in to ${provider.server} was refused: ${reason}. toolpact sends no token where the server, its metadata and its authorization server do not agree. Check the server's URL; if it is right, ask the server's operator to fix its OAuth set-up.`,
+        { cause: error },
+      );
+    }
     // For the operator (the developer importing, the person running the gateway): whole paths, so that
     // a start failure can be read. What reaches a model is sanitized where it is made (the gateway's
     // mcp_server_unavailable), not here.

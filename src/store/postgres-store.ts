@@ -265,7 +265,7 @@ export async function openPostgresStore(
   const approvals = approvalStore(pool);
   const buses: PostgresEventBus[] = [];
 
-  return {
+  const store: PostgresStore = {
     where: target,
     audit: Object.freeze({
       observe,
@@ -323,6 +323,22 @@ export async function openPostgresStore(
       await pool.end().catch(() => {});
     },
   };
+  pools.set(store, pool);
+  return store;
+}
+
+const pools = new WeakMap<PostgresStore, Pool>();
+
+/** The pool of a store {@link openPostgresStore} opened, for the other tables kept in it. */
+export function poolOf(store: PostgresStore): Pool {
+  const pool = pools.get(store);
+  if (!pool) {
+    throw new StoreError(
+      'invalid_url',
+      'This store was not opened by openPostgresStore. Open the store with openPostgresStore(url) and pass it.',
+    );
+  }
+  return pool;
 }
 
 /** Creates the tables, or brings them to {@link SCHEMA_VERSION}, in one transaction under a lock. */
@@ -674,7 +690,8 @@ export function describeUrl(url: string): string {
   return `postgres://${parsed.username ? `${decodeURIComponent(parsed.username)}@` : ''}${parsed.host}${parsed.pathname}`;
 }
 
-function reasonOf(error: unknown): string {
+/** What went wrong, with the driver's error code, for messages. */
+export function reasonOf(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0]);
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);

@@ -54,6 +54,19 @@ ALTER TABLE IF EXISTS approvals ADD COLUMN IF NOT EXISTS deciders JSONB;
 ALTER TABLE IF EXISTS approvals ADD COLUMN IF NOT EXISTS decider_principal TEXT;
 ALTER TABLE IF EXISTS approvals ADD COLUMN IF NOT EXISTS refusals JSONB NOT NULL DEFAULT '[]'::jsonb;`,
   },
+  {
+    // The gateway's sign-ins to remote MCP servers, sealed as the token file seals them: the name is
+    // an HMAC of server and principal, the row holds no token in clear (postgres-token-store.ts).
+    version: 4,
+    sql: `CREATE TABLE IF NOT EXISTS mcp_tokens (
+  name TEXT PRIMARY KEY,
+  key_id TEXT NOT NULL,
+  iv TEXT NOT NULL,
+  tag TEXT NOT NULL,
+  data TEXT NOT NULL,
+  updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);`,
+  },
 ];
 
 /** The version this toolpact writes. */

@@ -82,13 +82,14 @@ describe.runIf(hasPostgres)('the PostgreSQL store', () => {
     await client.connect();
     try {
       const versions = await client.query('SELECT version FROM toolpact_schema ORDER BY version');
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       const tables = await client.query(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
       );
       expect(tables.rows.map((row) => row.table_name)).toEqual([
         'approvals',
         'audit_log',
+        'mcp_tokens',
         'toolpact_schema',
         'used_request_states',
       ]);
@@ -122,7 +123,7 @@ describe.runIf(hasPostgres)('the PostgreSQL store', () => {
         { callId: 'new-call' },
       );
       const versions = await client.query('SELECT version FROM toolpact_schema ORDER BY version');
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       expect((await store.queryAudit()).map((entry) => [entry.callId, entry.principal])).toEqual([
         ['old-call', null],
         ['new-call', 'local'],

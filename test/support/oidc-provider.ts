@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 // @ts-expect-error oidc-provider 8 ships no type declarations; the part used here is typed below.
-import OidcProvider from 'oidc-provider';
+import OidcProvider, { errors as oidcErrors } from 'oidc-provider';
 
 /**
  * panva's oidc-provider (8.x: 9.x needs Node 22), in process on a loopback port: a confidential client
@@ -16,6 +16,10 @@ export interface TestProvider {
   readonly issuer: string;
   /** Requests to the JWKS endpoint so far. */
   readonly jwksFetches: () => number;
+  /** Requests to the token endpoint so far (a code redeemed, a refresh, client credentials). */
+  readonly tokenRequests: () => number;
+  /** Revokes a token at the revocation endpoint (RFC 7009) as the public client; a refresh token ends its grant. */
+  revoke(token: string): Promise<void>;
   /** A client credentials token of the confidential client, for `resource`, with `scope`. */
   clientCredentialsToken(resource: string, scope: string): Promise<string>;
   /** Starts signing with a new key; the old one stays published, as a provider rotates. */
@@ -55,6 +59,7 @@ interface Provider {
   ) => void;
 }
 const Provider = OidcProvider as new (issuer: string, configuration: Record<string, unknown>) => Provider;
+const InvalidTarget = (oidcErrors as { InvalidTarget: new (detail: string) => Error }).InvalidTarget;
 
 interface Key {
   readonly privateJwk: JWK;
@@ -68,7 +73,16 @@ async function newKey(kid: string): Promise<Key> {
   return { privateJwk, publicJwk };
 }
 
-function configured(issuer: string, keys: readonly Key[]): Provider {
+/** Options of {@link startProvider}. */
+export interface TestProviderOptions {
+  /** Lifetime of the user access tokens, in seconds (default 300). */
+  readonly accessTokenTtl?: number;
+  /** The only resources tokens are issued for; another is refused with `invalid_target`. Default: any. */
+  readonly resources?: readonly string[];
+}
+
+function configured(issuer: string, keys: readonly Key[], options: TestProviderOptions): Provider {
+  const accessTokenTTL = options.accessTokenTtl ?? 300;
   const provider = new Provider(issuer, {
     clients: [
       {
@@ -118,21 +132,27 @@ function configured(issuer: string, keys: readonly Key[]): Provider {
     claims: { openid: ['sub'], groups: ['groups'] },
     pkce: { required: () => true },
     cookies: { keys: ['oidc-test-cookie-key-0123456789'] },
-    ttl: { AccessToken: 300, ClientCredentials: 300, Interaction: 600, Session: 600, Grant: 600 },
+    ttl: { AccessToken: accessTokenTTL, ClientCredentials: 300, Interaction: 600, Session: 600, Grant: 600 },
     features: {
       devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
+      revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string[]) => oneOf?.[0],
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx: unknown, resource: string) => ({
-          scope: SCOPES.join(' '),
-          audience: resource,
-          accessTokenTTL: 300,
-          accessTokenFormat: 'jwt',
-          jwt: { sign: { alg: 'RS256' } },
-        }),
+        getResourceServerInfo: (_ctx: unknown, resource: string) => {
+          if (options.resources && !options.resources.includes(resource)) {
+            throw new InvalidTarget(`${resource} is not a resource this server issues tokens for`);
+          }
+          return {
+            scope: SCOPES.join(' '),
+            audience: resource,
+            accessTokenTTL,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
       },
     },
     async findAccount(_ctx: unknown, id: string) {
@@ -149,22 +169,33 @@ function configured(issuer: string, keys: readonly Key[]): Provider {
 }
 
 /** Starts the provider on a free loopback port. */
-export async function startProvider(): Promise<TestProvider> {
+export async function startProvider(options: TestProviderOptions = {}): Promise<TestProvider> {
   let fetches = 0;
+  let tokenRequests = 0;
   let current: Provider | undefined;
   const http: Server = createServer((request, response) => {
     if (request.url?.startsWith('/jwks')) fetches++;
+    if (request.url === '/token') tokenRequests++;
     current!.callback()(request, response);
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   let keys = [await newKey('key-1')];
-  current = configured(issuer, keys);
+  current = configured(issuer, keys, options);
   let generation = 1;
 
   return {
     issuer,
     jwksFetches: () => fetches,
+    tokenRequests: () => tokenRequests,
+    async revoke(token) {
+      const response = await fetch(`${issuer}/token/revocation`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, client_id: PUBLIC_CLIENT.id }),
+      });
+      if (!response.ok) throw new Error(`revocation answered ${response.status}: ${await response.text()}`);
+    },
     async clientCredentialsToken(resource, scope) {
       const response = await fetch(`${issuer}/token`, {
         method: 'POST',
@@ -181,7 +212,7 @@ export async function startProvider(): Promise<TestProvider> {
     async rotateKey() {
       generation++;
       keys = [await newKey(`key-${generation}`), ...keys];
-      current = configured(issuer, keys);
+      current = configured(issuer, keys, options);
     },
     signingKey: () => keys[0]!,
     async close() {

@@ -88,6 +88,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly principal: string;
   /** The authorization URL of the sign-in under way, once the SDK has built it. */
   pendingAuthorization: URL | undefined;
+  /**
+   * True while an authorization the SDK began over this provider (discovery, refresh or sign-in) has
+   * not ended with tokens kept: a failure then is the sign-in's.
+   */
+  authorizationStarted = false;
   private refreshing: Promise<void> | undefined;
   private lastRefreshFailed = 0;
 
@@ -195,6 +200,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
+    this.authorizationStarted = false;
     await this.update((record) => ({
       ...record,
       tokens: {
@@ -231,6 +237,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    // The SDK reads it first thing in every authorization.
+    this.authorizationStarted = true;
     return (await this.record()).discovery;
   }
 
@@ -260,7 +268,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     const record = await this.record();
     const tokens = record.tokens;
     if (!tokens?.refresh_token || tokens.expires_in === undefined || tokens.obtainedAt === undefined) return;
-    if (tokens.obtainedAt + tokens.expires_in * 1_000 - EXPIRY_MARGIN_MS > Date.now()) return;
+    // A token shorter-lived than twice the margin is refreshed at half its life, not before every use.
+    const margin = Math.min(EXPIRY_MARGIN_MS, (tokens.expires_in * 1_000) / 2);
+    if (tokens.obtainedAt + tokens.expires_in * 1_000 - margin > Date.now()) return;
     if (Date.now() - this.lastRefreshFailed < 5_000) return;
     this.refreshing ??= (async () => {
       const { auth } = await import('@modelcontextprotocol/client');

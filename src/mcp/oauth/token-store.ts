@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -7,6 +7,20 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { withFileLock } from '../../util/file-lock.js';
+import {
+  configuredTokenKey,
+  entryName,
+  openRecord,
+  parseTokenKey,
+  type SealedEntry,
+  sealRecord,
+  type TokenKey,
+  TokenStoreError,
+  tokenKeyId,
+} from '../../util/token-seal.js';
+
+export { TokenStoreError };
 
 /**
  * What toolpact keeps about one person's sign-in to one remote MCP server: the tokens, the client
@@ -27,18 +41,14 @@ export interface McpSignInRecord {
 
 /**
  * Where sign-ins to remote MCP servers are kept, by server and by principal (the person the tokens
- * act for). {@link fileTokenStore} keeps them encrypted in a file; {@link memoryTokenStore} in memory.
+ * act for). {@link fileTokenStore} keeps them encrypted in a file, {@link memoryTokenStore} in memory,
+ * and `postgresTokenStore` of `toolpact/store` in a fleet's PostgreSQL.
  */
 export interface McpTokenStore {
   read(server: string, principal: string): Promise<McpSignInRecord | undefined>;
   write(server: string, principal: string, record: McpSignInRecord): Promise<void>;
   /** Forgets a sign-in; true when there was one. */
   remove(server: string, principal: string): Promise<boolean>;
-}
-
-/** A token store, key or token file that cannot be used; the message says what to do. */
-export class TokenStoreError extends Error {
-  override readonly name = 'TokenStoreError';
 }
 
 /** A store in memory: for tests, and for a process that signs in anew each time it starts. */
@@ -71,14 +81,10 @@ export interface FileTokenStoreOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-interface SealedEntry {
-  readonly iv: string;
-  readonly tag: string;
-  readonly data: string;
-}
-
 interface TokenFile {
   readonly version: 1;
+  /** The {@link tokenKeyId} of the key the entries were sealed with. */
+  readonly keyId?: string;
   readonly entries: Record<string, SealedEntry>;
 }
 
@@ -86,20 +92,21 @@ interface TokenFile {
  * A token store in one file, each entry sealed with AES-256-GCM. An entry's name is an HMAC of its
  * server and principal under the key, and is bound to its contents as additional data, so the file
  * shows neither whose tokens it holds nor for which server, and an entry moved under another name
- * does not open. The file is replaced atomically (a new file renamed over it), with mode 0600, in a
- * folder made with mode 0700.
+ * does not open. The file names its key by {@link tokenKeyId}, so that another key is refused instead
+ * of reading as no sign-in. The file is replaced atomically (a new file renamed over it), with mode
+ * 0600, in a folder made with mode 0700; each change holds `<file>.lock`, so that processes writing at
+ * once (a gateway refreshing while `gateway login` signs in) keep each other's entries.
  *
  * @example
  * const store = fileTokenStore(defaultTokenFile()); // key from TOOLPACT_TOKEN_KEY
  */
 export function fileTokenStore(file: string, options: FileTokenStoreOptions = {}): McpTokenStore {
-  let cachedKey: Buffer | undefined;
-  const key = (): Buffer => {
+  let cachedKey: TokenKey | undefined;
+  const tokenKey = (): TokenKey => {
     cachedKey ??= resolveKey(file, options);
     return cachedKey;
   };
-  const nameOf = (server: string, principal: string) =>
-    createHmac('sha256', key()).update(`${server}\u0000${principal}`).digest('hex');
+  const key = () => tokenKey().key;
 
   const load = (): TokenFile => {
     let text: string;
@@ -119,96 +126,74 @@ export function fileTokenStore(file: string, options: FileTokenStoreOptions = {}
         `The token file ${file} is not JSON. Move it aside and sign in again (toolpact gateway login <server>).`,
       );
     }
-    const entries = (parsed as { entries?: unknown } | null)?.entries;
-    if ((parsed as { version?: unknown }).version !== 1 || typeof entries !== 'object' || entries === null) {
+    const contents = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Partial<TokenFile>;
+    const entries = contents.entries;
+    if (contents.version !== 1 || typeof entries !== 'object' || entries === null) {
       throw new TokenStoreError(
         `The token file ${file} is not a toolpact token file (version 1). Move it aside and sign in again.`,
+      );
+    }
+    const mine = tokenKeyId(key());
+    if (contents.keyId !== undefined && contents.keyId !== mine) {
+      throw new TokenStoreError(
+        `The token file ${file} was sealed with another key (key id ${String(contents.keyId)}) than ${tokenKey().source} (key id ${mine}). Set the key it was written with, or move the file aside and sign in again (toolpact gateway login <server>).`,
       );
     }
     return { version: 1, entries: entries as Record<string, SealedEntry> };
   };
 
-  const save = (contents: TokenFile) => {
+  const save = (entries: Record<string, SealedEntry>) => {
     const folder = dirname(file);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const contents: TokenFile = { version: 1, keyId: tokenKeyId(key()), entries };
     writeFileSync(temporary, `${JSON.stringify(contents, null, 2)}\n`, { mode: 0o600 });
     chmodSync(temporary, 0o600);
     renameSync(temporary, file);
   };
 
+  const locked = async <T>(change: () => T): Promise<T> => {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const outcome = await withFileLock(file, change);
+    if (outcome.done) return outcome.value;
+    throw new TokenStoreError(
+      `The token file ${file} stayed locked by another process (${outcome.lock}) for 10 s. If no toolpact process is writing it, remove ${outcome.lock} and try again.`,
+    );
+  };
+
   return {
     async read(server, principal) {
-      const name = nameOf(server, principal);
+      const name = entryName(key(), server, principal);
       const entry = load().entries[name];
       if (!entry) return undefined;
-      return open(entry, key(), name, file);
+      return openRecord(entry, tokenKey(), name, file);
     },
     async write(server, principal, record) {
-      const name = nameOf(server, principal);
-      // Read again just before writing, so that what another process wrote to other entries stays.
-      const contents = load();
-      save({ version: 1, entries: { ...contents.entries, [name]: seal(record, key(), name) } });
+      const name = entryName(key(), server, principal);
+      const sealed = sealRecord(record, key(), name);
+      // Read again under the lock, so that what another process wrote to other entries stays.
+      await locked(() => save({ ...load().entries, [name]: sealed }));
     },
     async remove(server, principal) {
-      const name = nameOf(server, principal);
-      const contents = load();
-      if (!(name in contents.entries)) return false;
-      const { [name]: _gone, ...rest } = contents.entries;
-      save({ version: 1, entries: rest });
-      return true;
+      const name = entryName(key(), server, principal);
+      return locked(() => {
+        const contents = load();
+        if (!(name in contents.entries)) return false;
+        const { [name]: _gone, ...rest } = contents.entries;
+        save(rest);
+        return true;
+      });
     },
   };
 }
 
-function seal(record: McpSignInRecord, key: Buffer, name: string): SealedEntry {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(name, 'utf8'));
-  const data = Buffer.concat([cipher.update(JSON.stringify(record), 'utf8'), cipher.final()]);
-  return {
-    iv: iv.toString('base64'),
-    tag: cipher.getAuthTag().toString('base64'),
-    data: data.toString('base64'),
-  };
-}
-
-function open(entry: SealedEntry, key: Buffer, name: string, file: string): McpSignInRecord {
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(entry.iv, 'base64'));
-    decipher.setAAD(Buffer.from(name, 'utf8'));
-    decipher.setAuthTag(Buffer.from(entry.tag, 'base64'));
-    const text = Buffer.concat([decipher.update(Buffer.from(entry.data, 'base64')), decipher.final()]);
-    return JSON.parse(text.toString('utf8')) as McpSignInRecord;
-  } catch {
-    throw new TokenStoreError(
-      `A sign-in in ${file} does not open with this key: the file was changed, or TOOLPACT_TOKEN_KEY is not the key it was written with. Set the key it was written with, or sign in again (toolpact gateway logout <server>, then login).`,
-    );
-  }
-}
-
-/** Reads a 32-byte key written as 64 hex digits or as base64. */
-export function parseTokenKey(text: string, source: string): Buffer {
-  const trimmed = text.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(trimmed)
-    ? Buffer.from(trimmed, 'hex')
-    : Buffer.from(trimmed, 'base64');
-  if (key.length !== 32) {
-    throw new TokenStoreError(
-      `${source} must be 32 random bytes, as 64 hex digits or base64; received ${trimmed.length} characters. Make one with: openssl rand -hex 32`,
-    );
-  }
-  return key;
-}
-
-function resolveKey(file: string, options: FileTokenStoreOptions): Buffer {
-  if (options.key !== undefined) return parseTokenKey(options.key, 'The token key');
-  const env = options.env ?? process.env;
-  if (env.TOOLPACT_TOKEN_KEY?.trim()) return parseTokenKey(env.TOOLPACT_TOKEN_KEY, 'TOOLPACT_TOKEN_KEY');
-  if (env.TOOLPACT_STATE_KEY?.trim()) return parseTokenKey(env.TOOLPACT_STATE_KEY, 'TOOLPACT_STATE_KEY');
+function resolveKey(file: string, options: FileTokenStoreOptions): TokenKey {
+  const configured = configuredTokenKey(options);
+  if (configured) return configured;
   const keyFile = `${file}.key`;
+  const fromFile = () => ({ key: parseTokenKey(readFileSync(keyFile, 'utf8'), keyFile), source: keyFile });
   try {
-    return parseTokenKey(readFileSync(keyFile, 'utf8'), keyFile);
+    return fromFile();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -217,10 +202,9 @@ function resolveKey(file: string, options: FileTokenStoreOptions): Buffer {
   try {
     // `wx`: when two processes make the key at once, one wins and the other reads it.
     writeFileSync(keyFile, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-    return key;
+    return { key, source: keyFile };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-      return parseTokenKey(readFileSync(keyFile, 'utf8'), keyFile);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return fromFile();
     throw new TokenStoreError(
       `Could not write the token key ${keyFile}: ${(error as Error).message}. Set TOOLPACT_TOKEN_KEY instead (openssl rand -hex 32).`,
     );
