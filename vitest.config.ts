@@ -45,6 +45,7 @@ const system = [
   'test/mcp/conformance.test.ts',
   'test/mcp/import-eras.test.ts',
   'test/mcp/import.test.ts',
+  'test/mcp/oauth-client-credentials.test.ts',
   'test/mcp/peers.test.ts',
   'test/mcp/serve-modern.test.ts',
   'test/mcp/serve-processes.test.ts',
