@@ -51,6 +51,13 @@ export interface McpOAuth {
   readonly clientId?: string;
   readonly clientSecret?: string;
   /**
+   * The issuer URL of the authorization server that registered {@link clientId}. Given, the
+   * client's credentials go to that server only: a server whose metadata sends the sign-in to
+   * another is refused before anything is sent there. Without it they go to the authorization server
+   * the MCP server names, so a hostile MCP server could collect a `clientSecret`.
+   */
+  readonly issuer?: string;
+  /**
    * The https URL of this client's Client ID Metadata Document, used as the client id by an
    * authorization server that says `client_id_metadata_document_supported`.
    */
@@ -151,6 +158,17 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (options.clientSecret !== undefined && options.clientId === undefined) {
       throw new McpSignInError('A clientSecret was given without its clientId. Give both, or neither.');
     }
+    if (options.issuer !== undefined) {
+      let issuer: URL | undefined;
+      try {
+        issuer = new URL(options.issuer);
+      } catch {}
+      if ((issuer?.protocol !== 'https:' && issuer?.protocol !== 'http:') || options.clientId === undefined) {
+        throw new McpSignInError(
+          `issuer names the authorization server that registered clientId: give both, and issuer as its http(s) URL; received issuer "${options.issuer}"${options.clientId === undefined ? ' and no clientId' : ''}.`,
+        );
+      }
+    }
     const problem = clientCredentialsProblem(options);
     if (problem) throw new McpSignInError(problem);
     this.clientCredentials = options.grant === 'client_credentials';
@@ -213,10 +231,20 @@ export class StoredOAuthProvider implements OAuthClientProvider {
         record.discovery?.authorizationServerMetadata?.client_id_metadata_document_supported;
       if (this.options.clientMetadataUrl && takesDocument === true)
         return record.client?.client_id === this.options.clientMetadataUrl ? record.client : undefined;
+      const registeredWith = this.options.issuer;
+      if (
+        registeredWith !== undefined &&
+        ctx?.issuer !== undefined &&
+        !sameIssuer(registeredWith, ctx.issuer)
+      ) {
+        throw new McpSignInError(
+          `The MCP server ${this.server} sends its sign-in to the authorization server ${ctx.issuer}, but the client "${configured}" was registered with ${registeredWith}, so toolpact sends it nothing. If the server has moved, set issuer to the new authorization server once its operator confirms it.`,
+        );
+      }
       return {
         client_id: configured,
         ...(this.options.clientSecret !== undefined ? { client_secret: this.options.clientSecret } : {}),
-        ...(ctx?.issuer ? { issuer: ctx.issuer } : {}),
+        ...((registeredWith ?? ctx?.issuer) ? { issuer: registeredWith ?? ctx?.issuer } : {}),
       } as StoredOAuthClientInformation;
     }
     const client = record.client;
@@ -374,6 +402,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     });
     await this.refreshing;
   }
+}
+
+/** One issuer identifier, spelled with or without a trailing slash (RFC 8414 §3.3's one tolerance). */
+function sameIssuer(a: string, b: string): boolean {
+  return a.replace(/\/$/, '') === b.replace(/\/$/, '');
 }
 
 /**
