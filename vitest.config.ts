@@ -47,6 +47,7 @@ const system = [
   'test/mcp/conformance.test.ts',
   'test/mcp/import-eras.test.ts',
   'test/mcp/import.test.ts',
+  'test/mcp/oauth-client-credentials.test.ts',
   'test/mcp/oauth-client.test.ts',
   'test/mcp/oauth-hostile.test.ts',
   'test/mcp/peers.test.ts',

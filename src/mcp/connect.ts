@@ -187,7 +187,7 @@ export async function connectMcpServer(
     makeHttp = () =>
       new StreamableHTTPClientTransport(url, {
         ...(target.headers ? { requestInit: { headers: { ...target.headers } } } : {}),
-        ...(oauth ? { authProvider: oauth } : {}),
+        ...(oauth ? { authProvider: oauth, fetch: oauth.watchRejections() } : {}),
       });
     transport = makeHttp();
     what = `the MCP server at ${url.origin}${url.pathname}`;
@@ -293,7 +293,7 @@ export async function connectMcpServer(
   } catch (error) {
     await client.close().catch(() => {});
     if (error instanceof McpSignInRequiredError || error instanceof McpSignInError) throw error;
-    const signInError = signInCause(error);
+    const signInError = signInCause(error) ?? (await provider?.refusal(error));
     if (signInError) throw signInError;
     const reason = error instanceof Error ? error.message : String(error);
     if (provider?.authorizationStarted) {

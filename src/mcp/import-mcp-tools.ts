@@ -215,7 +215,15 @@ export async function importMcpTools(
   let closing: Promise<void> | undefined;
 
   const load = async (cacheMode: 'use' | 'refresh' = 'refresh') => {
-    const listed = await listServerTools(client, options.maxTools ?? DEFAULT_MAX_TOOLS, cacheMode);
+    const list = () => listServerTools(client, options.maxTools ?? DEFAULT_MAX_TOOLS, cacheMode);
+    let listed: Awaited<ReturnType<typeof list>>;
+    try {
+      listed = await list();
+    } catch (error) {
+      // A sign-in the server asked for again (its authorization server moved, or the token lapsed).
+      if (!(await connection.completeSignIn())) throw error;
+      listed = await list();
+    }
     // A listing that comes back after close() must not bring the tools back.
     if (closing) return;
     freshUntil = Date.now() + listed.ttlMs;

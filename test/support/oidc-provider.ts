@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { exportJWK, exportPKCS8, generateKeyPair, type JWK } from 'jose';
 // @ts-expect-error oidc-provider 8 ships no type declarations; the part used here is typed below.
 import OidcProvider, { errors as oidcErrors } from 'oidc-provider';
 
@@ -20,6 +20,8 @@ export interface TestProvider {
   readonly tokenRequests: () => number;
   /** Revokes a token at the revocation endpoint (RFC 7009) as the public client; a refresh token ends its grant. */
   revoke(token: string): Promise<void>;
+  /** The key of {@link KEY_CLIENT} (private_key_jwt), made at start: a PKCS#8 PEM and its algorithm. */
+  readonly clientKey: { readonly privateKey: string; readonly algorithm: 'ES256' };
   /** A client credentials token of the confidential client, for `resource`, with `scope`. */
   clientCredentialsToken(resource: string, scope: string): Promise<string>;
   /** Starts signing with a new key; the old one stays published, as a provider rotates. */
@@ -30,6 +32,8 @@ export interface TestProvider {
 }
 
 export const CONFIDENTIAL_CLIENT = { id: 'ci-bot', secret: 'ci-bot-secret-0123456789abcdef' };
+/** A confidential client for client credentials that proves itself with a key (private_key_jwt). */
+export const KEY_CLIENT = { id: 'ci-bot-key' };
 export const PUBLIC_CLIENT = { id: 'desk-app', redirect: 'http://127.0.0.1/callback' };
 /** The studio's clients: on 127.0.0.1, any port, path `/auth/callback`. */
 export const STUDIO_CLIENT = { id: 'studio', redirect: 'http://127.0.0.1/auth/callback' };
@@ -81,10 +85,25 @@ export interface TestProviderOptions {
   readonly resources?: readonly string[];
 }
 
-function configured(issuer: string, keys: readonly Key[], options: TestProviderOptions): Provider {
+function configured(
+  issuer: string,
+  keys: readonly Key[],
+  options: TestProviderOptions,
+  clientJwk: JWK,
+): Provider {
   const accessTokenTTL = options.accessTokenTtl ?? 300;
   const provider = new Provider(issuer, {
     clients: [
+      {
+        client_id: KEY_CLIENT.id,
+        token_endpoint_auth_method: 'private_key_jwt',
+        token_endpoint_auth_signing_alg: 'ES256',
+        jwks: { keys: [clientJwk] },
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        scope: SCOPES.join(' '),
+      },
       {
         client_id: CONFIDENTIAL_CLIENT.id,
         client_secret: CONFIDENTIAL_CLIENT.secret,
@@ -181,11 +200,15 @@ export async function startProvider(options: TestProviderOptions = {}): Promise<
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   let keys = [await newKey('key-1')];
-  current = configured(issuer, keys, options);
+  const client = await generateKeyPair('ES256', { extractable: true });
+  const clientJwk = { ...(await exportJWK(client.publicKey)), alg: 'ES256', use: 'sig' };
+  const clientKey = { privateKey: await exportPKCS8(client.privateKey), algorithm: 'ES256' as const };
+  current = configured(issuer, keys, options, clientJwk);
   let generation = 1;
 
   return {
     issuer,
+    clientKey,
     jwksFetches: () => fetches,
     tokenRequests: () => tokenRequests,
     async revoke(token) {
@@ -212,7 +235,7 @@ export async function startProvider(options: TestProviderOptions = {}): Promise<
     async rotateKey() {
       generation++;
       keys = [await newKey(`key-${generation}`), ...keys];
-      current = configured(issuer, keys, options);
+      current = configured(issuer, keys, options, clientJwk);
     },
     signingKey: () => keys[0]!,
     async close() {

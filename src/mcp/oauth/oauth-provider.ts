@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type {
+  AddClientAuthentication,
   FetchLike,
   OAuthClientInformationContext,
   OAuthClientMetadata,
@@ -8,6 +9,12 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import {
+  clientCredentialsMetadata,
+  clientCredentialsProblem,
+  clientCredentialsRequest,
+  privateKeyJwt,
+} from './client-credentials.js';
 import type { McpSignInRecord, McpTokenStore } from './token-store.js';
 
 /**
@@ -17,6 +24,18 @@ import type { McpSignInRecord, McpTokenStore } from './token-store.js';
  * the authorization code with PKCE S256 and the `resource` indicator (RFC 8707), refresh, step-up on
  * `insufficient_scope`, and the `iss` check (RFC 9207). toolpact adds where the tokens are kept, whose
  * they are, the checks of {@link refuseWithoutPkce} and the state check, and the refresh before use.
+ * With `grant: 'client_credentials'` no person signs in: toolpact signs in as a registered client.
+ *
+ * @example
+ * // A person signs in through the browser, once; the tokens are kept encrypted.
+ * const auth: McpOAuth = { store: fileTokenStore(defaultTokenFile()), signIn: loopbackSignIn({ open }) };
+ * // A service signs in as itself, with a key the authorization server registered.
+ * const service: McpOAuth = {
+ *   store: memoryTokenStore(),
+ *   grant: 'client_credentials',
+ *   clientId: 'nightly-report',
+ *   clientKey: { privateKey: process.env.REPORT_KEY_PEM!, algorithm: 'ES256' },
+ * };
  */
 export interface McpOAuth {
   /** Where the sign-in is kept (see {@link fileTokenStore}). */
@@ -32,6 +51,13 @@ export interface McpOAuth {
   readonly clientId?: string;
   readonly clientSecret?: string;
   /**
+   * The issuer URL of the authorization server that registered {@link clientId}. Given, the
+   * client's credentials go to that server only: a server whose metadata sends the sign-in to
+   * another is refused before anything is sent there. Without it they go to the authorization server
+   * the MCP server names, so a hostile MCP server could collect a `clientSecret`.
+   */
+  readonly issuer?: string;
+  /**
    * The https URL of this client's Client ID Metadata Document, used as the client id by an
    * authorization server that says `client_id_metadata_document_supported`.
    */
@@ -43,8 +69,25 @@ export interface McpOAuth {
   /**
    * Sends the person to the authorization server and brings back where it redirected. Without it the
    * connection does not sign in: a server that needs a sign-in fails with {@link McpSignInRequiredError}.
+   * Not used with `grant: 'client_credentials'`.
    */
   readonly signIn?: McpSignInDriver;
+  /**
+   * How the tokens are obtained. `authorization_code` (the default): a person signs in, through
+   * {@link signIn}. `client_credentials`: no person and no browser; toolpact signs in as the client
+   * `clientId` itself, for a server-to-server connection (OAuth 2.1 §4.2, the MCP extension
+   * `io.modelcontextprotocol/oauth-client-credentials`). It proves who it is with exactly one of
+   * `clientSecret` (HTTP Basic) and {@link clientKey} (a signed assertion), and takes a new token
+   * whenever the one it has lapses or is refused, never a sign-in. The tokens are kept in `store`
+   * like a person's.
+   */
+  readonly grant?: 'authorization_code' | 'client_credentials';
+  /**
+   * The client's private key, for `grant: 'client_credentials'` with `private_key_jwt` (RFC 7523
+   * §2.2): each token request carries an assertion signed with it for the authorization server's
+   * issuer. `privateKey` is a PKCS#8 PEM; `algorithm` an asymmetric JWS algorithm (default `ES256`).
+   */
+  readonly clientKey?: { readonly privateKey: string; readonly algorithm?: string };
 }
 
 /** Sends a person through the authorization server's pages (see {@link loopbackSignIn}). */
@@ -93,6 +136,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    * not ended with tokens kept: a failure then is the sign-in's.
    */
   authorizationStarted = false;
+  /** Signs token requests with the client's key (`private_key_jwt`); the SDK's own client auth otherwise. */
+  readonly addClientAuthentication?: AddClientAuthentication;
+  private readonly clientCredentials: boolean;
   private refreshing: Promise<void> | undefined;
   private lastRefreshFailed = 0;
 
@@ -117,20 +163,40 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (options.clientSecret !== undefined && options.clientId === undefined) {
       throw new McpSignInError('A clientSecret was given without its clientId. Give both, or neither.');
     }
+    if (options.issuer !== undefined) {
+      let issuer: URL | undefined;
+      try {
+        issuer = new URL(options.issuer);
+      } catch {}
+      if ((issuer?.protocol !== 'https:' && issuer?.protocol !== 'http:') || options.clientId === undefined) {
+        throw new McpSignInError(
+          `issuer names the authorization server that registered clientId: give both, and issuer as its http(s) URL; received issuer "${options.issuer}"${options.clientId === undefined ? ' and no clientId' : ''}.`,
+        );
+      }
+    }
+    const problem = clientCredentialsProblem(options);
+    if (problem) throw new McpSignInError(problem);
+    this.clientCredentials = options.grant === 'client_credentials';
+    if (this.clientCredentials && options.clientId !== undefined && options.clientKey !== undefined) {
+      this.addClientAuthentication = privateKeyJwt(options.clientId, options.clientKey);
+    }
   }
 
   get clientMetadataUrl(): string | undefined {
     return this.options.clientMetadataUrl;
   }
 
-  get redirectUrl(): string {
+  /** None for the client-credentials grant: the SDK then asks for a token with no redirect. */
+  get redirectUrl(): string | undefined {
+    if (this.clientCredentials) return undefined;
     return this.options.signIn?.redirectUrl ?? FALLBACK_REDIRECT;
   }
 
   get clientMetadata(): OAuthClientMetadata {
+    if (this.clientCredentials) return clientCredentialsMetadata(this.options) as OAuthClientMetadata;
     return {
       client_name: this.options.clientName ?? 'toolpact',
-      redirect_uris: [this.redirectUrl],
+      redirect_uris: [this.redirectUrl ?? FALLBACK_REDIRECT],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: this.options.clientSecret !== undefined ? 'client_secret_basic' : 'none',
@@ -172,17 +238,29 @@ export class StoredOAuthProvider implements OAuthClientProvider {
         record.discovery?.authorizationServerMetadata?.client_id_metadata_document_supported;
       if (this.options.clientMetadataUrl && takesDocument === true)
         return record.client?.client_id === this.options.clientMetadataUrl ? record.client : undefined;
+      const registeredWith = this.options.issuer;
+      if (
+        registeredWith !== undefined &&
+        ctx?.issuer !== undefined &&
+        !sameIssuer(registeredWith, ctx.issuer)
+      ) {
+        throw new McpSignInError(
+          `The MCP server ${this.server} sends its sign-in to the authorization server ${ctx.issuer}, but the client "${configured}" was registered with ${registeredWith}, so toolpact sends it nothing. If the server has moved, set issuer to the new authorization server once its operator confirms it.`,
+        );
+      }
       return {
         client_id: configured,
         ...(this.options.clientSecret !== undefined ? { client_secret: this.options.clientSecret } : {}),
-        ...(ctx?.issuer ? { issuer: ctx.issuer } : {}),
+        ...((registeredWith ?? ctx?.issuer) ? { issuer: registeredWith ?? ctx?.issuer } : {}),
       } as StoredOAuthClientInformation;
     }
     const client = record.client;
     if (!client) return undefined;
     // A registration made for another redirect URI (another loopback port) is made again.
     const registered = (client as { redirect_uris?: readonly string[] }).redirect_uris;
-    if (this.options.signIn && registered && !registered.includes(this.redirectUrl)) return undefined;
+    const redirectUrl = this.redirectUrl;
+    if (this.options.signIn && registered && redirectUrl && !registered.includes(redirectUrl))
+      return undefined;
     return client;
   }
 
@@ -219,6 +297,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     if (!this.options.signIn) throw new McpSignInRequiredError(this.server, this.principal);
     this.pendingAuthorization = authorizationUrl;
+  }
+
+  /** The client-credentials token request; undefined leaves the authorization-code one to the SDK. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    return this.clientCredentials ? clientCredentialsRequest(scope) : undefined;
   }
 
   async saveCodeVerifier(verifier: string): Promise<void> {
@@ -260,14 +343,56 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   /**
+   * The authorization server's refusal of the client-credentials grant (a wrong secret or key, a
+   * client not allowed the grant or the scope), said for the operator; undefined for any other
+   * error. Neither the secret nor the key is quoted.
+   */
+  async refusal(error: unknown): Promise<McpSignInError | undefined> {
+    if (!this.clientCredentials) return undefined;
+    const { OAuthError } = await import('@modelcontextprotocol/client');
+    for (
+      let current = error, depth = 0;
+      current instanceof Error && depth < 5;
+      current = current.cause, depth++
+    ) {
+      if (!OAuthError.isInstance(current)) continue;
+      const proof = this.options.clientKey !== undefined ? 'clientKey' : 'clientSecret';
+      return new McpSignInError(
+        `The authorization server refused the client "${this.options.clientId}" signing in to ${this.server}: ${current.code}${current.message ? ` (${current.message})` : ''}. Check the clientId and its ${proof} against the client the authorization server registered, and that it may use the client_credentials grant.`,
+        { cause: error },
+      );
+    }
+    return undefined;
+  }
+
+  /**
+   * The fetch the transport sends its requests with: a 401 to a request of the server's that carried
+   * a token drops the kept discovery, so that the SDK's next `auth()` reads the server's metadata
+   * again and follows it to another authorization server (SEP-2352). The SDK never drops it itself.
+   */
+  watchRejections(next: FetchLike = fetch): FetchLike {
+    const endpoint = `${this.serverUrl.origin}${this.serverUrl.pathname}`;
+    return async (input, init) => {
+      const response = await next(input, init);
+      if (response.status === 401 && new Headers(init?.headers).has('authorization')) {
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        if (`${url.origin}${url.pathname}` === endpoint) await this.invalidateCredentials('discovery');
+      }
+      return response;
+    };
+  }
+
+  /**
    * Refreshes a token that is about to expire before it is sent, once at a time (a rotated refresh
-   * token may be spent only once). A failed refresh leaves the token as it is: the server's 401 then
-   * runs the SDK's own path, which moves to a new sign-in.
+   * token may be spent only once); with the client-credentials grant, takes a new one. A failed
+   * refresh leaves the token as it is: the server's 401 then runs the SDK's own path, which moves to
+   * a new sign-in.
    */
   private async refreshIfExpiring(): Promise<void> {
     const record = await this.record();
     const tokens = record.tokens;
-    if (!tokens?.refresh_token || tokens.expires_in === undefined || tokens.obtainedAt === undefined) return;
+    if (!tokens || (!tokens.refresh_token && !this.clientCredentials)) return;
+    if (tokens.expires_in === undefined || tokens.obtainedAt === undefined) return;
     // A token shorter-lived than twice the margin is refreshed at half its life, not before every use.
     const margin = Math.min(EXPIRY_MARGIN_MS, (tokens.expires_in * 1_000) / 2);
     if (tokens.obtainedAt + tokens.expires_in * 1_000 - margin > Date.now()) return;
@@ -289,6 +414,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     });
     await this.refreshing;
   }
+}
+
+/** One issuer identifier, spelled with or without a trailing slash (RFC 8414 §3.3's one tolerance). */
+function sameIssuer(a: string, b: string): boolean {
+  return a.replace(/\/$/, '') === b.replace(/\/$/, '');
 }
 
 /**
