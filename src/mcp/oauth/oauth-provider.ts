@@ -238,7 +238,13 @@ export class StoredOAuthProvider implements OAuthClientProvider {
         record.discovery?.authorizationServerMetadata?.client_id_metadata_document_supported;
       if (this.options.clientMetadataUrl && takesDocument === true)
         return record.client?.client_id === this.options.clientMetadataUrl ? record.client : undefined;
-      const registeredWith = this.options.issuer;
+      // A client with a secret or key and no issuer is bound to the first authorization server it is
+      // used with, so that a server cannot later send its credentials somewhere else.
+      const holdsSecret = this.options.clientSecret !== undefined || this.options.clientKey !== undefined;
+      if (holdsSecret && this.options.issuer === undefined && record.clientIssuer === undefined && ctx?.issuer) {
+        await this.update((current) => ({ ...current, clientIssuer: ctx.issuer }));
+      }
+      const registeredWith = this.options.issuer ?? (holdsSecret ? (record.clientIssuer ?? ctx?.issuer) : undefined);
       if (
         registeredWith !== undefined &&
         ctx?.issuer !== undefined &&

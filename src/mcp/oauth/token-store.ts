@@ -37,6 +37,11 @@ export interface McpSignInRecord {
   readonly verifier?: string;
   /** The `state` of the sign-in under way. */
   readonly state?: string;
+  /**
+   * The authorization server a configured client (id with a secret or key, and no `issuer` option)
+   * was first used with: its credentials go to that one only.
+   */
+  readonly clientIssuer?: string;
 }
 
 /**
