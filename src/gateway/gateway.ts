@@ -2,6 +2,7 @@ import { basename, dirname, join } from 'node:path';
 import type { CallRecord } from '../dispatch/call.js';
 import type { ToolListing } from '../mcp/create-mcp-server.js';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
+import { defaultTokenFile, fileTokenStore, type McpTokenStore } from '../mcp/oauth/token-store.js';
 import { Registry, type RegistryOptions } from '../registry/registry.js';
 import type { GatewayConfig } from './config/index.js';
 import { watchConfig } from './config-watcher.js';
@@ -72,6 +73,11 @@ export interface GatewayOptions {
   readonly wrapUpstreamCall?: UpstreamCallWrapper;
   /** Longest wait for one probe of an unknown server's era (default 5,000 ms: `npx` can be slow). */
   readonly probeTimeoutMs?: number;
+  /**
+   * Where sign-ins to remote servers are kept. Default: the encrypted file of the config's
+   * `toolpact.tokens` (else `defaultTokenFile()`), watched so that a `gateway login` takes effect at once.
+   */
+  readonly tokens?: McpTokenStore;
 }
 
 /** What the gateway holds of one server. */
@@ -87,6 +93,8 @@ export interface GatewayServerStatus extends UpstreamStatus {
   readonly withheld: readonly WithheldTool[];
   /** Tools hidden by the config. */
   readonly hidden: readonly string[];
+  /** The command that signs the server in, when it is `needs_login`. */
+  readonly login?: string;
   /** Tools the import skipped (a bad schema, a name taken under `prefix: never`), with why. */
   readonly skipped: readonly SkippedTool[];
   /** Tools in the lock that the server no longer lists. */
@@ -173,9 +181,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (naming) keeper.recordNames(servedNames(plan));
   };
 
+  const tokenFile = config.tokens;
   const servers = new ServerSet({
     keeper,
-    target: { configFile: config.file, ...(options.sandbox ? { sandbox: options.sandbox } : {}) },
+    target: {
+      configFile: config.file,
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+      tokens: options.tokens ?? fileTokenStore(tokenFile ?? defaultTokenFile()),
+    },
     ...(options.restart ? { restart: options.restart } : {}),
     probeTimeoutMs: options.probeTimeoutMs ?? 5_000,
     startTimeoutMs,
@@ -220,6 +233,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     lockChanged: () => {
       if (keeper.reload()) rebuild();
     },
+    ...(tokenFile !== undefined && options.tokens === undefined
+      ? { tokenFile, tokensChanged: () => void servers.signInsChanged() }
+      : {}),
     closing: () => closing !== undefined,
     ...(options.watch === false ? { watch: false } : {}),
     log,
@@ -237,7 +253,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       onChange: (listener) => registry.onChange(listener),
     },
     config: () => config,
-    status: () => servers.entries().map((entry) => serverStatus(entry, served.namesOf(entry.spec.name))),
+    status: () =>
+      servers.entries().map((entry) => serverStatus(entry, served.namesOf(entry.spec.name), config.file)),
     withheld,
     reload: () => watcher.reload(),
     pin: (options) => {
@@ -327,11 +344,14 @@ function pinEverything(
 }
 
 /** A server's status: its upstream's, with what the gateway serves of it. */
-function serverStatus(entry: ServerEntry, names: readonly string[]): GatewayServerStatus {
+function serverStatus(entry: ServerEntry, names: readonly string[], configFile: string): GatewayServerStatus {
   const upstream = entry.upstream?.status();
   const { spec, plan } = entry;
   const skipped: SkippedTool[] = [...entry.imported, ...plan.skipped, ...entry.failed];
   return {
+    ...(upstream?.state === 'needs_login'
+      ? { login: `toolpact gateway login ${spec.name} --config ${configFile}` }
+      : {}),
     name: spec.name,
     state: upstream?.state ?? 'stopped',
     era: upstream?.era,
