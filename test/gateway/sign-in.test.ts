@@ -199,6 +199,11 @@ describe('a remote server that asks for a sign-in', () => {
       expect(String(refused.error?.message)).toContain(`toolpact gateway login ${SERVER}`);
       await until(() => stderr.includes('needs a sign-in'), 'the gateway to say the server needs a sign-in');
       expect(readFileSync(runs, 'utf8')).toBe('');
+      // No restart storm: a second call answers the same at once; the server is never restarted.
+      const second = envelopeOf(await client.callTool({ name: 'tag', arguments: { commit: 'a1b2c3d' } }));
+      expect(second.error).toMatchObject({ type: 'auth_required' });
+      expect(stderr.match(/needs a sign-in/g)).toHaveLength(1);
+      expect(stderr).not.toMatch(/restarting|could not start|down after/);
 
       // Signed in while the gateway runs: picked up without a restart.
       await logIn(throughPages);
@@ -244,6 +249,51 @@ describe('a remote server that asks for a sign-in', () => {
     },
     90_000,
   );
+
+  test("a forged redirect (another state), another issuer's code and a refused consent end the login with exit 1 and store nothing", async () => {
+    const answers: [(sent: URLSearchParams) => URLSearchParams, string][] = [
+      [() => new URLSearchParams({ code: 'stolen-code', state: 'forged' }), 'does not match the one sent'],
+      // A code from another authorization server (a mix-up): its iss is not the one discovered.
+      [
+        (sent) =>
+          new URLSearchParams({ code: 'other-code', state: sent.get('state')!, iss: 'http://127.0.0.1:9' }),
+        'Issuer mismatch',
+      ],
+      [
+        (sent) =>
+          new URLSearchParams({ error: 'access_denied', state: sent.get('state')!, iss: provider.issuer }),
+        'access_denied',
+      ],
+    ];
+    for (const [answer, words] of answers) {
+      const login = cli('login', 'gateway', 'login', SERVER, '--config', config, '--no-browser');
+      await until(() => /https?:\/\/\S+\/auth\S*/.test(login.stderr()), 'the authorization URL printed');
+      const authorization = new URL(/https?:\/\/\S+\/auth\S*/.exec(login.stderr())![0]);
+      const redirect = authorization.searchParams.get('redirect_uri')!;
+      await fetch(`${redirect}?${answer(authorization.searchParams)}`);
+      expect(await login.exited).toBe(1);
+      expect(login.stderr()).toContain(`the sign-in to ${SERVER} did not complete`);
+      expect(login.stderr()).toContain(words);
+      expect((await fileTokenStore(tokenFile, { key: KEY }).read(SERVER, 'local'))?.tokens).toBeUndefined();
+    }
+  }, 60_000);
+
+  test('a login that never comes back ends at --timeout with what to do', async () => {
+    const login = cli(
+      'login',
+      'gateway',
+      'login',
+      SERVER,
+      '--config',
+      config,
+      '--no-browser',
+      '--timeout',
+      '1',
+    );
+    expect(await login.exited).toBe(1);
+    expect(login.stderr()).toContain('No sign-in came back to http://127.0.0.1:');
+    expect(login.stderr()).toContain('Run the command again');
+  }, 60_000);
 
   test('no output of the flow carries a token; the token file holds none in clear', () => {
     expect(tokens.size).toBeGreaterThan(0);
