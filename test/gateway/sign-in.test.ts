@@ -6,7 +6,7 @@
 // upstream at once; `gateway logout` takes it back. No output of the flow carries a token.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -65,27 +65,54 @@ function cli(what: string, ...args: string[]) {
   return { stdout: () => stdout, stderr: () => stderr, exited, child };
 }
 
-/** Keeps the tokens the store holds now, for the grep. */
-async function keepTokens(): Promise<void> {
-  const record = await fileTokenStore(tokenFile, { key: KEY }).read(SERVER, 'local');
+/** Keeps the tokens the store holds now for `server`, for the grep; answers them. */
+async function keepTokens(server = SERVER): Promise<{ access?: string; refresh?: string }> {
+  const record = await fileTokenStore(tokenFile, { key: KEY }).read(server, 'local');
   const file = readFileSync(tokenFile, 'utf8');
   for (const token of [record?.tokens?.access_token, record?.tokens?.refresh_token]) {
     if (!token) continue;
     tokens.add(token);
     expect(file.includes(token), 'the token file holds a token in clear').toBe(false);
   }
+  return {
+    ...(record?.tokens?.access_token ? { access: record.tokens.access_token } : {}),
+    ...(record?.tokens?.refresh_token ? { refresh: record.tokens.refresh_token } : {}),
+  };
 }
 
 /** `gateway login --no-browser`: the printed URL, followed by `visit` to the loopback redirect. */
-async function logIn(visit: (authorization: URL) => Promise<void>): Promise<void> {
-  const login = cli('login', 'gateway', 'login', SERVER, '--config', config, '--no-browser');
+async function logIn(
+  visit: (authorization: URL) => Promise<void>,
+  server = SERVER,
+  configFile = config,
+): Promise<void> {
+  const login = cli('login', 'gateway', 'login', server, '--config', configFile, '--no-browser');
   await until(() => /https?:\/\/\S+\/auth\S*/.test(login.stderr()), 'the authorization URL printed');
   const authorization = new URL(/https?:\/\/\S+\/auth\S*/.exec(login.stderr())![0]);
   await visit(authorization);
   expect(await login.exited, login.stderr()).toBe(0);
-  expect(login.stdout()).toContain(`Signed in to ${SERVER}.`);
-  await keepTokens();
+  expect(login.stdout()).toContain(`Signed in to ${server}.`);
+  await keepTokens(server);
   expect(tokens.size).toBeGreaterThan(0);
+}
+
+/** `toolpact gateway --config <file>` over stdio, driven by the MCP SDK's client; its stderr kept. */
+async function gatewayClient(configFile: string, ...flags: string[]) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: toolpactArgs('gateway', '--config', configFile, ...flags),
+    cwd: folder,
+    env: env as Record<string, string>,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  outputs.push({ what: `gateway stderr (${configFile})`, text: () => stderr });
+  const client = new Client({ name: 'sign-in-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
 }
 
 /** The provider's pages driven over HTTP as alice, then the browser's hop to the loopback listener. */
@@ -173,43 +200,35 @@ describe('a remote server that asks for a sign-in', () => {
   test('a running gateway answers auth_required from the lock, calls the upstream once signed in, and auth_required again after logout', async () => {
     const audit = join(folder, 'audit.jsonl');
     outputs.push({ what: 'the audit', text: () => readFileSync(audit, 'utf8') });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: toolpactArgs('gateway', '--config', config, '--audit', audit),
-      cwd: folder,
-      env: env as Record<string, string>,
-      stderr: 'pipe',
-    });
-    let stderr = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    outputs.push({ what: 'gateway stderr', text: () => stderr });
-    const client = new Client({ name: 'sign-in-test', version: '1.0.0' });
-    await client.connect(transport);
+    const gateway = await gatewayClient(config, '--audit', audit);
+    const { client } = gateway;
+    const stderr = gateway.stderr;
     try {
       // Listed from the lock while nobody is signed in.
       expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['ship', 'tag']);
       const refused = envelopeOf(await client.callTool({ name: 'ship', arguments: { version: '1.0.0' } }));
-      expect(refused.ok, `${JSON.stringify(refused)} ${stderr}`).toBe(false);
+      expect(refused.ok, `${JSON.stringify(refused)} ${stderr()}`).toBe(false);
       expect(refused.error).toMatchObject({
         type: 'auth_required',
         details: { server: SERVER, login: `toolpact gateway login ${SERVER}` },
       });
       expect(String(refused.error?.message)).toContain(`toolpact gateway login ${SERVER}`);
-      await until(() => stderr.includes('needs a sign-in'), 'the gateway to say the server needs a sign-in');
+      await until(
+        () => stderr().includes('needs a sign-in'),
+        'the gateway to say the server needs a sign-in',
+      );
       expect(readFileSync(runs, 'utf8')).toBe('');
       // No restart storm: a second call answers the same at once; the server is never restarted.
       const second = envelopeOf(await client.callTool({ name: 'tag', arguments: { commit: 'a1b2c3d' } }));
       expect(second.error).toMatchObject({ type: 'auth_required' });
-      expect(stderr.match(/needs a sign-in/g)).toHaveLength(1);
-      expect(stderr).not.toMatch(/restarting|could not start|down after/);
+      expect(stderr().match(/needs a sign-in/g)).toHaveLength(1);
+      expect(stderr()).not.toMatch(/restarting|could not start|down after/);
 
       // Signed in while the gateway runs: picked up without a restart.
       await logIn(throughPages);
-      await until(() => stderr.includes(`${SERVER}: up`), 'the gateway to connect with the new sign-in');
+      await until(() => stderr().includes(`${SERVER}: up`), 'the gateway to connect with the new sign-in');
       const shipped = envelopeOf(await client.callTool({ name: 'ship', arguments: { version: '1.0.0' } }));
-      expect(shipped, `${JSON.stringify(shipped)} ${stderr}`).toMatchObject({
+      expect(shipped, `${JSON.stringify(shipped)} ${stderr()}`).toMatchObject({
         ok: true,
         result: { tool: 'ship', target: '1.0.0' },
       });
@@ -294,13 +313,98 @@ describe('a remote server that asks for a sign-in', () => {
     expect(login.stderr()).toContain('No sign-in came back to http://127.0.0.1:');
     expect(login.stderr()).toContain('Run the command again');
   }, 60_000);
+});
 
+describe('a refresh the authorization server refuses', () => {
+  let shortProvider: TestProvider;
+  let shortUpstream: Awaited<ReturnType<typeof spawnServe>>;
+  let shortConfig: string;
+
+  beforeAll(async () => {
+    // Access tokens that are always about to expire: each one is refreshed before it is sent.
+    shortProvider = await startProvider({ accessTokenTtl: 5 });
+    const port = await freePort();
+    const resource = `http://127.0.0.1:${port}/mcp`;
+    writeFileSync(
+      join(folder, 'short-auth.json'),
+      JSON.stringify({ resource, issuers: [shortProvider.issuer], scopes: { required: ['tools:read'] } }),
+    );
+    shortUpstream = await spawnServe(
+      TOOLS,
+      [
+        '--http',
+        '--port',
+        String(port),
+        '--auth',
+        join(folder, 'short-auth.json'),
+        '--policy',
+        join(folder, 'upstream-policy.json'),
+      ],
+      { ...process.env, APPROVALS_RUNS: runs },
+    );
+    shortConfig = join(folder, 'short', '.mcp.json');
+    mkdirSync(join(folder, 'short'));
+    writeFileSync(
+      shortConfig,
+      JSON.stringify({
+        mcpServers: { short: { type: 'http', url: resource, oauth: { clientId: PUBLIC_CLIENT.id } } },
+        toolpact: { tokens: tokenFile, policy: { rules: [{ id: 'all', action: 'allow', source: 'mcp:*' }] } },
+      }),
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await shortUpstream?.stop();
+    await shortProvider?.close();
+  });
+
+  test('tokens are refreshed before use; once the refresh token is revoked the server is needs_login, not down', async () => {
+    await logIn(
+      async (authorization) => {
+        const redirect = authorization.searchParams.get('redirect_uri')!;
+        const back = await signIn(authorization, 'bob', redirect);
+        await fetch(`${redirect}?${back}`);
+      },
+      'short',
+      shortConfig,
+    );
+    const signedIn = await keepTokens('short');
+    expect(signedIn.refresh).toBeDefined();
+    writeFileSync(runs, '');
+    const { client, stderr } = await gatewayClient(shortConfig);
+    try {
+      const shipped = envelopeOf(await client.callTool({ name: 'ship', arguments: { version: '2.0.0' } }));
+      expect(shipped, stderr()).toMatchObject({ ok: true, result: { tool: 'ship', target: '2.0.0' } });
+      const refreshed = await keepTokens('short');
+      expect(refreshed.access, stderr()).not.toBe(signedIn.access);
+
+      await shortProvider.revoke(refreshed.refresh!, 'refresh_token');
+      const refused = envelopeOf(await client.callTool({ name: 'tag', arguments: { commit: 'b2c3d4e' } }));
+      expect(refused.error, stderr()).toMatchObject({
+        type: 'auth_required',
+        details: { login: 'toolpact gateway login short' },
+      });
+      await until(
+        () => stderr().includes('short: needs a sign-in'),
+        'the gateway to say short needs a sign-in',
+      );
+      expect(stderr()).not.toMatch(/restarting|could not start|down after/);
+      expect(readFileSync(runs, 'utf8').split('\n').filter(Boolean)).toEqual([
+        JSON.stringify({ tool: 'ship', target: '2.0.0' }),
+      ]);
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+});
+
+describe('after the whole flow', () => {
   test('no output of the flow carries a token; the token file holds none in clear', () => {
     expect(tokens.size).toBeGreaterThan(0);
     const lock = join(folder, '.mcp.lock.json');
     const texts = [
       ...outputs.map((output) => ({ what: output.what, text: output.text() })),
       { what: 'the lock', text: readFileSync(lock, 'utf8') },
+      { what: 'the second lock', text: readFileSync(join(folder, 'short', '.mcp.lock.json'), 'utf8') },
       { what: 'the token file', text: readFileSync(tokenFile, 'utf8') },
     ];
     for (const token of tokens) {

@@ -18,6 +18,8 @@ export interface TestProvider {
   readonly jwksFetches: () => number;
   /** A client credentials token of the confidential client, for `resource`, with `scope`. */
   clientCredentialsToken(resource: string, scope: string): Promise<string>;
+  /** Revokes a token of the public client (RFC 7009), as a person signing out at the provider does. */
+  revoke(token: string, hint: 'access_token' | 'refresh_token'): Promise<void>;
   /** Starts signing with a new key; the old one stays published, as a provider rotates. */
   rotateKey(): Promise<void>;
   /** The private key that signs now, and its kid (for tokens a test forges). */
@@ -63,7 +65,13 @@ async function newKey(kid: string): Promise<Key> {
   return { privateJwk, publicJwk };
 }
 
-function configured(issuer: string, keys: readonly Key[]): Provider {
+/** Options of {@link startProvider}. */
+export interface TestProviderOptions {
+  /** The lifetime of access tokens for resources, in seconds (default 300). */
+  readonly accessTokenTtl?: number;
+}
+
+function configured(issuer: string, keys: readonly Key[], options: TestProviderOptions = {}): Provider {
   const provider = new Provider(issuer, {
     clients: [
       {
@@ -105,10 +113,17 @@ function configured(issuer: string, keys: readonly Key[]): Provider {
     claims: { openid: ['sub'], groups: ['groups'] },
     pkce: { required: () => true },
     cookies: { keys: ['oidc-test-cookie-key-0123456789'] },
-    ttl: { AccessToken: 300, ClientCredentials: 300, Interaction: 600, Session: 600, Grant: 600 },
+    ttl: {
+      AccessToken: options.accessTokenTtl ?? 300,
+      ClientCredentials: 300,
+      Interaction: 600,
+      Session: 600,
+      Grant: 600,
+    },
     features: {
       devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
+      revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string[]) => oneOf?.[0],
@@ -116,7 +131,7 @@ function configured(issuer: string, keys: readonly Key[]): Provider {
         getResourceServerInfo: (_ctx: unknown, resource: string) => ({
           scope: SCOPES.join(' '),
           audience: resource,
-          accessTokenTTL: 300,
+          accessTokenTTL: options.accessTokenTtl ?? 300,
           accessTokenFormat: 'jwt',
           jwt: { sign: { alg: 'RS256' } },
         }),
@@ -136,7 +151,7 @@ function configured(issuer: string, keys: readonly Key[]): Provider {
 }
 
 /** Starts the provider on a free loopback port. */
-export async function startProvider(): Promise<TestProvider> {
+export async function startProvider(options: TestProviderOptions = {}): Promise<TestProvider> {
   let fetches = 0;
   let current: Provider | undefined;
   const http: Server = createServer((request, response) => {
@@ -146,7 +161,7 @@ export async function startProvider(): Promise<TestProvider> {
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   let keys = [await newKey('key-1')];
-  current = configured(issuer, keys);
+  current = configured(issuer, keys, options);
   let generation = 1;
 
   return {
@@ -165,10 +180,18 @@ export async function startProvider(): Promise<TestProvider> {
       if (!body.access_token) throw new Error(`no token: ${JSON.stringify(body)}`);
       return body.access_token;
     },
+    async revoke(token, hint) {
+      const response = await fetch(`${issuer}/token/revocation`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, token_type_hint: hint, client_id: PUBLIC_CLIENT.id }),
+      });
+      if (!response.ok) throw new Error(`revocation answered ${response.status}: ${await response.text()}`);
+    },
     async rotateKey() {
       generation++;
       keys = [await newKey(`key-${generation}`), ...keys];
-      current = configured(issuer, keys);
+      current = configured(issuer, keys, options);
     },
     signingKey: () => keys[0]!,
     async close() {
