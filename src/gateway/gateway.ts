@@ -19,6 +19,7 @@ import { ServedRegistry } from './served-registry.js';
 import { servedTool, withheldPassGate } from './served-tool.js';
 import { type ServerEntry, ServerSet } from './server-set.js';
 import type { RestartPolicy, UpstreamCallWrapper, UpstreamStatus } from './upstream.js';
+import type { UpstreamTargetContext } from './upstream-target.js';
 
 export type { NameCollision, WithheldTool } from './plan-tools.js';
 export { DEFINITION_CHANGED } from './served-tool.js';
@@ -181,14 +182,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (naming) keeper.recordNames(servedNames(plan));
   };
 
-  const tokenFile = config.tokens;
   const servers = new ServerSet({
     keeper,
-    target: {
-      configFile: config.file,
-      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
-      tokens: options.tokens ?? fileTokenStore(tokenFile ?? defaultTokenFile()),
-    },
+    target: targetContext(config, options),
     ...(options.restart ? { restart: options.restart } : {}),
     probeTimeoutMs: options.probeTimeoutMs ?? 5_000,
     startTimeoutMs,
@@ -233,8 +229,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     lockChanged: () => {
       if (keeper.reload()) rebuild();
     },
-    ...(tokenFile !== undefined && options.tokens === undefined
-      ? { tokenFile, tokensChanged: () => void servers.signInsChanged() }
+    // A `gateway login` elsewhere writes the token file: a server waiting for it tries again.
+    ...(config.tokens !== undefined && options.tokens === undefined
+      ? { tokenFile: config.tokens, tokensChanged: () => void servers.signInsChanged() }
       : {}),
     closing: () => closing !== undefined,
     ...(options.watch === false ? { watch: false } : {}),
@@ -274,6 +271,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       })();
       return closing;
     },
+  };
+}
+
+/** What each server's target is built with: the config's file, the sandbox, and where sign-ins are kept. */
+function targetContext(config: GatewayConfig, options: GatewayOptions): UpstreamTargetContext {
+  return {
+    configFile: config.file,
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    tokens: options.tokens ?? fileTokenStore(config.tokens ?? defaultTokenFile()),
   };
 }
 

@@ -40,7 +40,9 @@ const CLOSE_GRACE_MS = 3_000;
  * One supervised MCP server behind the gateway: started, listed, followed, restarted with backoff and
  * jitter when it exits or its pipe breaks, and marked down (with the reason and its last stderr lines)
  * when it keeps failing. A call while it is not up, or one in flight when it exits, fails at once with
- * `mcp_server_unavailable`; it never waits for a restart.
+ * `mcp_server_unavailable`; it never waits for a restart. A remote server that asks for a sign-in none
+ * is kept for (or whose refresh is refused) is `needs_login`: not restarted, its calls fail with
+ * `McpSignInRequiredError` (`auth_required` for the model), until the token store holds a new sign-in.
  *
  * @example
  * const upstream = new Upstream({ name: 'memory', target: () => ({ command: 'node', args: ['server.js'] }), onTools: console.log });
@@ -165,10 +167,12 @@ export class Upstream {
     } catch (error) {
       // Signed out, or a refresh the authorization server refused: no retry until a new sign-in.
       const signIn = signInRequiredOf(error);
-      if (signIn && connection === this.#connection) {
-        this.#connection = undefined;
-        await connection.close().catch(() => {});
-        await this.#needsLogin(signIn.message);
+      if (signIn) {
+        if (connection === this.#connection) {
+          this.#connection = undefined;
+          await connection.close().catch(() => {});
+          await this.#needsLogin(signIn.message);
+        }
         throw signIn;
       }
       const code = (error as { code?: unknown } | null)?.code;

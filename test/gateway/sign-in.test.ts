@@ -191,6 +191,15 @@ describe('a remote server that asks for a sign-in', () => {
     expect(await pin.exited, pin.stderr()).toBe(0);
     expect(pin.stdout()).toContain(`${SERVER}: pinned 2 tools`);
 
+    // Signed in, check reaches the server; its report carries no token (see the grep at the end).
+    const signedIn = cli('check', 'gateway', 'check', '--config', config, '--format', 'json');
+    await signedIn.exited;
+    const report = JSON.parse(signedIn.stdout()) as {
+      servers: { name: string; state: string; login?: string }[];
+    };
+    expect(report.servers).toMatchObject([{ name: SERVER, state: 'up' }]);
+    expect(report.servers[0]?.login).toBeUndefined();
+
     const logout = cli('logout', 'gateway', 'logout', SERVER, '--config', config);
     expect(await logout.exited).toBe(0);
     expect(logout.stdout()).toContain(`Signed out of ${SERVER}`);
