@@ -53,7 +53,7 @@ export interface GatewayConfigOptions {
   readonly workspaceFolder?: string;
   /**
    * Default true: a sandbox grant that holds the gateway's own config, lock or policy file is refused
-   * (`exposed_file`). `gateway init` turns it off to read a host's file, which it never serves from.
+   * (`exposed_file`), and so is a token file any server can reach. `gateway init` turns it off to read a host's file, which it never serves from.
    */
   readonly refuseExposedFiles?: boolean;
 }
@@ -122,8 +122,10 @@ export function readHostText(file: string): unknown {
  *
  * Every key is checked against the host's documented keys and toolpact's section; variables expand in
  * `command`, `args`, `env`, `cwd`, `envFile`, `url` and `headers` by the host's rules; an entry that
- * would start this same gateway, or that needs what an unattended gateway cannot do (a `headersHelper`
- * command, a browser sign-in), goes to `skipped` with the reason. Errors are {@link GatewayConfigError}s.
+ * would start this same gateway, or that needs what the gateway cannot do (a `headersHelper` command,
+ * Claude Code's `oauth.authServerMetadataUrl`), goes to `skipped` with the reason. A remote entry
+ * without an `Authorization` header carries its OAuth settings (`target.oauth`), and the config then
+ * names its token file (`tokens`), which no server may reach. Errors are {@link GatewayConfigError}s.
  *
  * @example
  * const config = parseGatewayConfig(
