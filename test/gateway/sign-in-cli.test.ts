@@ -2,6 +2,8 @@
 // any browser or listener: a missing name, an unknown server, one left out of the gateway, a stdio
 // server, one that sends its own Authorization header, a --timeout that is no number of seconds.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
@@ -24,6 +26,7 @@ beforeEach(() => {
         local: { command: 'node', args: ['server.js'] },
         keyed: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' } },
         helper: { type: 'http', url: 'https://mcp.example.com/mcp', headersHelper: './token.sh' },
+        old: { type: 'sse', url: 'https://mcp.example.com/sse' },
       },
     }),
   );
@@ -48,6 +51,7 @@ test.each([
     '--timeout takes a whole number of seconds',
   ],
   [['login', 'remote', 'other', '--config', '.mcp.json'], 2, 'Unexpected arguments: other'],
+  [['login', 'old', '--config', '.mcp.json'], 1, '"old" is an "sse" server'],
   [['login', 'remote'], 2, "Give the gateway's config with --config"],
   [['logout', 'nope', '--config', '.mcp.json'], 2, '"nope" is not a server of'],
   [['logout', 'local', '--config', '.mcp.json'], 2, '"local" is a stdio server'],
@@ -72,6 +76,30 @@ test('logout forgets the sign-in of that server only, and says when there was no
   expect(second.code).toBe(0);
   expect(second.stdout).toContain('No sign-in to remote is kept');
   expect(readFileSync(file, 'utf8')).not.toContain('kept');
+});
+
+test('a callbackPort already taken is refused with the port and the way out', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const { port } = taken.address() as AddressInfo;
+  try {
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          remote: { type: 'http', url: 'https://mcp.example.com/mcp', oauth: { callbackPort: port } },
+        },
+      }),
+    );
+    const result = await run('login', 'remote', '--config', '.mcp.json', '--no-browser');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `Could not listen for the sign-in's redirect on 127.0.0.1 port ${port}: EADDRINUSE`,
+    );
+    expect(result.stderr).toContain('change "callbackPort"');
+  } finally {
+    await new Promise<void>((resolve) => taken.close(() => resolve()));
+  }
 });
 
 test('the help names login and logout', async () => {

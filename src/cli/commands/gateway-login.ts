@@ -2,7 +2,7 @@ import { LOCAL_PRINCIPAL, McpSignInError } from '../../mcp/oauth/oauth-provider.
 import { parseArgs } from '../args.js';
 import { type GatewaySubcommand, readConfig } from '../gateway-options.js';
 import { signingServer } from '../gateway-sign-in.js';
-import { UsageError } from '../io.js';
+import { InputError, UsageError } from '../io.js';
 import { openBrowser } from '../open-browser.js';
 
 const PREFIX = 'toolpact gateway login';
@@ -28,6 +28,12 @@ export const login: GatewaySubcommand = async (args, io) => {
   const timeoutMs = timeoutOf(flags.timeout);
   const config = await readConfig(flags.config, io);
   const { spec, store, file } = await signingServer(config, positionals[0], 'login', io);
+  if (spec.target.kind === 'sse') {
+    io.stderr(
+      `${PREFIX}: "${spec.name}" is an "sse" server, which toolpact does not speak. Give its Streamable HTTP URL with "type": "http", then sign in.\n`,
+    );
+    return 1;
+  }
   const [{ upstreamAuth }, { loopbackSignIn }, { connectMcpServer }] = await Promise.all([
     import('../../gateway/upstream-target.js'),
     import('../../mcp/oauth/loopback.js'),
@@ -35,12 +41,6 @@ export const login: GatewaySubcommand = async (args, io) => {
   ]);
   const auth = upstreamAuth(spec, { configFile: config.file, tokens: store });
   if (!auth) throw new Error(`${spec.name} has no sign-in settings.`);
-  if (spec.target.kind === 'sse') {
-    io.stderr(
-      `${PREFIX}: "${spec.name}" is an "sse" server, which toolpact does not speak. Give its Streamable HTTP URL with "type": "http", then sign in.\n`,
-    );
-    return 1;
-  }
   let visited = false;
   const signIn = await loopbackSignIn({
     ...(spec.target.oauth?.callbackPort !== undefined ? { port: spec.target.oauth.callbackPort } : {}),
@@ -58,7 +58,7 @@ export const login: GatewaySubcommand = async (args, io) => {
       io.stderr(`Waiting for the sign-in to come back to ${signIn.redirectUrl} …\n`);
     },
   }).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(
+    throw new InputError(
       `Could not listen for the sign-in's redirect on 127.0.0.1${spec.target.oauth?.callbackPort ? ` port ${spec.target.oauth.callbackPort}` : ''}: ${error.code ?? error.message}. Free the port, or change "callbackPort" in the entry.`,
     );
   });
