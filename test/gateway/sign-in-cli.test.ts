@@ -1,7 +1,7 @@
 // `gateway login` and `gateway logout` refuse what cannot sign in, each with what to do instead, before
 // any browser or listener: a missing name, an unknown server, one left out of the gateway, a stdio
 // server, one that sends its own Authorization header, a --timeout that is no number of seconds.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -100,6 +100,16 @@ test('a callbackPort already taken is refused with the port and the way out', as
   } finally {
     await new Promise<void>((resolve) => taken.close(() => resolve()));
   }
+});
+
+test('with nothing stored, logout makes no key file: an empty store is read without its key', async () => {
+  const result = await runCli(['gateway', 'logout', 'remote', '--config', '.mcp.json'], {
+    cwd: dir,
+    env: { XDG_STATE_HOME: join(dir, 'state') },
+  });
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('No sign-in to remote is kept');
+  expect(existsSync(join(dir, 'state', 'toolpact', 'mcp-tokens.json.key'))).toBe(false);
 });
 
 test('the help names login and logout', async () => {

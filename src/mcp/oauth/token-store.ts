@@ -139,8 +139,11 @@ export function fileTokenStore(file: string, options: FileTokenStoreOptions = {}
 
   return {
     async read(server, principal) {
+      // An empty store is read without its key, so that reading never makes a key file.
+      const entries = load().entries;
+      if (Object.keys(entries).length === 0) return undefined;
       const name = nameOf(server, principal);
-      const entry = load().entries[name];
+      const entry = entries[name];
       if (!entry) return undefined;
       return open(entry, key(), name, file);
     },
@@ -151,8 +154,9 @@ export function fileTokenStore(file: string, options: FileTokenStoreOptions = {}
       save({ version: 1, entries: { ...contents.entries, [name]: seal(record, key(), name) } });
     },
     async remove(server, principal) {
-      const name = nameOf(server, principal);
       const contents = load();
+      if (Object.keys(contents.entries).length === 0) return false;
+      const name = nameOf(server, principal);
       if (!(name in contents.entries)) return false;
       const { [name]: _gone, ...rest } = contents.entries;
       save({ version: 1, entries: rest });
