@@ -36,6 +36,7 @@ const system = [
   'test/gateway/sandbox-escape.test.ts',
   'test/gateway/sandbox-package.test.ts',
   'test/gateway/sandbox.test.ts',
+  'test/gateway/sign-in.test.ts',
   'test/gateway/start-at-once.test.ts',
   'test/gateway/start-from-lock.test.ts',
   'test/gateway/supervision.test.ts',

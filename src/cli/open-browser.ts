@@ -1,8 +1,8 @@
-/** Opening a URL in the user's browser, for `toolpact studio --open`. */
+/** Opening a URL in the user's browser, for `toolpact studio --open` and `toolpact gateway login`. */
 import { spawn } from 'node:child_process';
 
-/** Opens the default browser without a shell; a failure only prints a hint. */
-export function openBrowser(url: string, stderr: (text: string) => void): void {
+/** Opens the default browser without a shell; a failure only prints a hint, after `who` (the command). */
+export function openBrowser(url: string, stderr: (text: string) => void, who = 'toolpact studio'): void {
   const [command, ...args] =
     process.platform === 'darwin'
       ? ['open', url]
@@ -11,11 +11,9 @@ export function openBrowser(url: string, stderr: (text: string) => void): void {
         : ['xdg-open', url];
   try {
     const child = spawn(command!, args, { stdio: 'ignore', detached: true });
-    child.on('error', () =>
-      stderr(`toolpact studio: could not start "${command}"; open the URL yourself.\n`),
-    );
+    child.on('error', () => stderr(`${who}: could not start "${command}"; open the URL yourself.\n`));
     child.unref();
   } catch {
-    stderr(`toolpact studio: could not start "${command}"; open the URL yourself.\n`);
+    stderr(`${who}: could not start "${command}"; open the URL yourself.\n`);
   }
 }

@@ -1,4 +1,4 @@
-import { type FSWatcher, watch } from 'node:fs';
+import { type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { type GatewayConfig, readGatewayConfig } from './config/index.js';
 
@@ -10,6 +10,10 @@ export interface ConfigWatcherOptions {
   readonly apply: (config: GatewayConfig) => Promise<unknown>;
   /** The lock file changed (a `gateway pin` elsewhere). */
   readonly lockChanged: () => void;
+  /** The file that keeps sign-ins, watched when given: `gateway login` writes there. */
+  readonly tokenFile?: string;
+  /** The token file changed (a `gateway login` or `logout` elsewhere). */
+  readonly tokensChanged?: () => void;
   /** Whether the gateway is closing: nothing is applied then. */
   readonly closing: () => boolean;
   /** Watch the two files (default true); without it, only {@link ConfigWatcher.reload} reads the config again. */
@@ -26,7 +30,7 @@ export interface ConfigWatcher {
 }
 
 /**
- * Watches the gateway's config and lock: a saved config is read again and applied (one that cannot be
+ * Watches the gateway's config and lock (and its token file, when given): a saved config is read again and applied (one that cannot be
  * read is reported, and the running one kept), a changed lock is passed on. Each file is watched
  * through its folder, since editors save by renaming, and a burst of events makes one change.
  *
@@ -61,6 +65,15 @@ export function watchConfig(options: ConfigWatcherOptions): ConfigWatcher {
         if (!options.closing()) options.lockChanged();
       }),
     );
+    const { tokenFile, tokensChanged } = options;
+    if (tokenFile !== undefined && tokensChanged !== undefined) {
+      mkdirSync(dirname(tokenFile), { recursive: true, mode: 0o700 });
+      watchers.push(
+        watchFile(tokenFile, () => {
+          if (!options.closing()) tokensChanged();
+        }),
+      );
+    }
   }
   return {
     reload,

@@ -2,6 +2,7 @@ import { basename, dirname, join } from 'node:path';
 import type { CallRecord } from '../dispatch/call.js';
 import type { ToolListing } from '../mcp/create-mcp-server.js';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
+import { defaultTokenFile, fileTokenStore, type McpTokenStore } from '../mcp/oauth/token-store.js';
 import { Registry, type RegistryOptions } from '../registry/registry.js';
 import type { GatewayConfig } from './config/index.js';
 import { watchConfig } from './config-watcher.js';
@@ -18,6 +19,7 @@ import { ServedRegistry } from './served-registry.js';
 import { servedTool, withheldPassGate } from './served-tool.js';
 import { type ServerEntry, ServerSet } from './server-set.js';
 import type { RestartPolicy, UpstreamCallWrapper, UpstreamStatus } from './upstream.js';
+import type { UpstreamTargetContext } from './upstream-target.js';
 
 export type { NameCollision, WithheldTool } from './plan-tools.js';
 export { DEFINITION_CHANGED } from './served-tool.js';
@@ -72,6 +74,11 @@ export interface GatewayOptions {
   readonly wrapUpstreamCall?: UpstreamCallWrapper;
   /** Longest wait for one probe of an unknown server's era (default 5,000 ms: `npx` can be slow). */
   readonly probeTimeoutMs?: number;
+  /**
+   * Where sign-ins to remote servers are kept. Default: the encrypted file of the config's
+   * `toolpact.tokens` (else `defaultTokenFile()`), watched so that a `gateway login` takes effect at once.
+   */
+  readonly tokens?: McpTokenStore;
 }
 
 /** What the gateway holds of one server. */
@@ -87,6 +94,8 @@ export interface GatewayServerStatus extends UpstreamStatus {
   readonly withheld: readonly WithheldTool[];
   /** Tools hidden by the config. */
   readonly hidden: readonly string[];
+  /** The command that signs the server in, when it is `needs_login`. */
+  readonly login?: string;
   /** Tools the import skipped (a bad schema, a name taken under `prefix: never`), with why. */
   readonly skipped: readonly SkippedTool[];
   /** Tools in the lock that the server no longer lists. */
@@ -175,7 +184,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   const servers = new ServerSet({
     keeper,
-    target: { configFile: config.file, ...(options.sandbox ? { sandbox: options.sandbox } : {}) },
+    target: targetContext(config, options),
     ...(options.restart ? { restart: options.restart } : {}),
     probeTimeoutMs: options.probeTimeoutMs ?? 5_000,
     startTimeoutMs,
@@ -220,6 +229,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     lockChanged: () => {
       if (keeper.reload()) rebuild();
     },
+    // A `gateway login` elsewhere writes the token file: a server waiting for it tries again.
+    ...(config.tokens !== undefined && options.tokens === undefined
+      ? { tokenFile: config.tokens, tokensChanged: () => void servers.signInsChanged() }
+      : {}),
     closing: () => closing !== undefined,
     ...(options.watch === false ? { watch: false } : {}),
     log,
@@ -237,7 +250,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       onChange: (listener) => registry.onChange(listener),
     },
     config: () => config,
-    status: () => servers.entries().map((entry) => serverStatus(entry, served.namesOf(entry.spec.name))),
+    status: () =>
+      servers.entries().map((entry) => serverStatus(entry, served.namesOf(entry.spec.name), config.file)),
     withheld,
     reload: () => watcher.reload(),
     pin: (options) => {
@@ -257,6 +271,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       })();
       return closing;
     },
+  };
+}
+
+/** What each server's target is built with: the config's file, the sandbox, and where sign-ins are kept. */
+function targetContext(config: GatewayConfig, options: GatewayOptions): UpstreamTargetContext {
+  return {
+    configFile: config.file,
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    tokens: options.tokens ?? fileTokenStore(config.tokens ?? defaultTokenFile()),
   };
 }
 
@@ -327,11 +350,14 @@ function pinEverything(
 }
 
 /** A server's status: its upstream's, with what the gateway serves of it. */
-function serverStatus(entry: ServerEntry, names: readonly string[]): GatewayServerStatus {
+function serverStatus(entry: ServerEntry, names: readonly string[], configFile: string): GatewayServerStatus {
   const upstream = entry.upstream?.status();
   const { spec, plan } = entry;
   const skipped: SkippedTool[] = [...entry.imported, ...plan.skipped, ...entry.failed];
   return {
+    ...(upstream?.state === 'needs_login'
+      ? { login: `toolpact gateway login ${spec.name} --config ${configFile}` }
+      : {}),
     name: spec.name,
     state: upstream?.state ?? 'stopped',
     era: upstream?.era,

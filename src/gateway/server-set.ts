@@ -5,7 +5,7 @@ import { lockedServer } from './lock.js';
 import type { LockKeeper } from './lock-keeper.js';
 import type { ServerPlan } from './plan-tools.js';
 import { type RestartPolicy, Upstream, type UpstreamCallWrapper } from './upstream.js';
-import { sameProcess, type UpstreamTargetContext, upstreamTarget } from './upstream-target.js';
+import { sameProcess, type UpstreamTargetContext, upstreamAuth, upstreamTarget } from './upstream-target.js';
 
 /** One server of the config, as the gateway runs it. */
 export interface ServerEntry {
@@ -135,6 +135,11 @@ export class ServerSet {
     return started;
   }
 
+  /** The token store changed: each server that needs a sign-in tries again if it holds a new one. */
+  async signInsChanged(): Promise<void> {
+    await Promise.all(this.entries().map((entry) => entry.upstream?.retrySignIn()));
+  }
+
   /** Stops every server. */
   async close(): Promise<void> {
     await Promise.all(this.entries().map((entry) => entry.upstream?.close()));
@@ -153,9 +158,11 @@ export class ServerSet {
     this.#entries.set(spec.name, entry);
     if (!spec.enabled) return entry;
     const locked = lockedServer(keeper.lock, spec.name);
+    const auth = upstreamAuth(spec, this.#options.target);
     const upstream = new Upstream({
       name: spec.name,
       target: upstreamTarget(spec, this.#options.target),
+      ...(auth ? { auth } : {}),
       ...(locked?.prior ? { prior: locked.prior as never } : {}),
       ...(this.#options.restart ? { restart: this.#options.restart } : {}),
       probeTimeoutMs: this.#options.probeTimeoutMs,

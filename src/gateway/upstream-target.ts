@@ -1,5 +1,7 @@
 import { dirname } from 'node:path';
 import type { McpServerTarget } from '../mcp/connect.js';
+import { LOCAL_PRINCIPAL, type McpOAuth } from '../mcp/oauth/oauth-provider.js';
+import type { McpTokenStore } from '../mcp/oauth/token-store.js';
 import type { GatewayServer } from './config/types.js';
 import { defaultNpxCacheDir } from './npx.js';
 import { sandboxedCommand } from './sandbox-server.js';
@@ -10,6 +12,10 @@ export interface UpstreamTargetContext {
   readonly configFile: string;
   /** The bubblewrap program (default: found on the PATH) and where installed npx packages are kept. */
   readonly sandbox?: { readonly bwrap?: string; readonly packageCache?: string };
+  /** Where sign-ins to remote servers are kept: without it, no server signs in. */
+  readonly tokens?: McpTokenStore;
+  /** Whose sign-ins are used. Default `local` (the person running the gateway). */
+  readonly principal?: string;
 }
 
 /**
@@ -51,6 +57,29 @@ export function upstreamTarget(spec: GatewayServer, context: UpstreamTargetConte
       config: context.configFile,
     });
     return { command: sandboxed.command, args: sandboxed.args, env: sandboxed.env };
+  };
+}
+
+/**
+ * How a remote server signs in: its OAuth settings over the gateway's token store, kept under the
+ * server's name; undefined for a stdio server, one with an `Authorization` header, or without a store.
+ * The gateway gives no sign-in driver (it runs unattended); `gateway login` adds one.
+ *
+ * @example
+ * const auth = upstreamAuth(spec, { configFile, tokens: fileTokenStore(config.tokens) });
+ */
+export function upstreamAuth(spec: GatewayServer, context: UpstreamTargetContext): McpOAuth | undefined {
+  const target = spec.target;
+  if (target.kind === 'stdio' || target.oauth === undefined || context.tokens === undefined) return undefined;
+  const { clientId, clientSecret, clientMetadataUrl, scope } = target.oauth;
+  return {
+    store: context.tokens,
+    server: spec.name,
+    principal: context.principal ?? LOCAL_PRINCIPAL,
+    ...(clientId !== undefined ? { clientId } : {}),
+    ...(clientSecret !== undefined ? { clientSecret } : {}),
+    ...(clientMetadataUrl !== undefined ? { clientMetadataUrl } : {}),
+    ...(scope !== undefined ? { scope } : {}),
   };
 }
 

@@ -8,9 +8,13 @@ import type {
   McpServerTarget,
 } from '../mcp/connect.js';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
+import type { McpOAuth } from '../mcp/oauth/oauth-provider.js';
 
-/** Where an upstream server is in its life. */
-export type UpstreamState = 'starting' | 'up' | 'restarting' | 'down' | 'stopped';
+/**
+ * Where an upstream server is in its life. `needs_login`: a remote server that asks for a sign-in none
+ * is kept for; it is not retried until the token store holds a new sign-in.
+ */
+export type UpstreamState = 'starting' | 'up' | 'restarting' | 'down' | 'needs_login' | 'stopped';
 
 /** How an upstream is restarted when it fails. */
 export interface RestartPolicy {
@@ -83,6 +87,11 @@ export interface UpstreamOptions {
    * retried until the configuration changes.
    */
   readonly target: () => McpServerTarget;
+  /**
+   * How a remote server signs in (no `signIn` driver: the gateway runs unattended). A server that needs
+   * a sign-in is `needs_login` until the store holds one; `toolpact gateway login` puts it there.
+   */
+  readonly auth?: McpOAuth;
   /** The era verdict kept from an earlier start (the lock), so a start does not probe again. */
   readonly prior?: McpPriorDiscovery;
   readonly restart?: Partial<RestartPolicy>;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/client';
 import { sanitizeMessage } from '../dispatch/sanitize.js';
 import { ToolError } from '../dispatch/tool-error.js';
@@ -8,6 +9,7 @@ import {
   type McpServerTarget,
 } from '../mcp/connect.js';
 import { listServerTools } from '../mcp/import-mcp-tools.js';
+import { LOCAL_PRINCIPAL, McpSignInRequiredError } from '../mcp/oauth/oauth-provider.js';
 import { counted } from '../util/counted.js';
 import { TokenBucket } from '../util/token-bucket.js';
 import { indentLines, lastLines, visible } from './terminal-text.js';
@@ -38,7 +40,9 @@ const CLOSE_GRACE_MS = 3_000;
  * One supervised MCP server behind the gateway: started, listed, followed, restarted with backoff and
  * jitter when it exits or its pipe breaks, and marked down (with the reason and its last stderr lines)
  * when it keeps failing. A call while it is not up, or one in flight when it exits, fails at once with
- * `mcp_server_unavailable`; it never waits for a restart.
+ * `mcp_server_unavailable`; it never waits for a restart. A remote server that asks for a sign-in none
+ * is kept for (or whose refresh is refused) is `needs_login`: not restarted, its calls fail with
+ * `McpSignInRequiredError` (`auth_required` for the model), until the token store holds a new sign-in.
  *
  * @example
  * const upstream = new Upstream({ name: 'memory', target: () => ({ command: 'node', args: ['server.js'] }), onTools: console.log });
@@ -70,6 +74,9 @@ export class Upstream {
   readonly #bucket: TokenBucket;
   #reportTimer: NodeJS.Timeout | undefined;
   #reportedDrops = 0;
+  /** A digest of the tokens kept when the server last asked for a sign-in: only other tokens are tried. */
+  #triedSignIn: string | undefined;
+  #retryingSignIn: Promise<void> | undefined;
 
   constructor(options: UpstreamOptions) {
     this.name = options.name;
@@ -130,6 +137,9 @@ export class Upstream {
     // A call made while the server starts for the first time waits for that start (at most the
     // start timeout); the gateway lists its locked tools before it is up.
     if (this.#state === 'starting' && this.#restarts === 0) await this.#awaitFirstStart(options.signal);
+    // A sign-in stored since the server asked for one (gateway login) is tried before answering.
+    if (this.#state === 'needs_login') await this.retrySignIn();
+    if (this.#state === 'needs_login') throw this.#signInRequired();
     const connection = this.#connection;
     if (this.#state !== 'up' || !connection) throw this.#unavailable();
     const send = () =>
@@ -155,6 +165,16 @@ export class Upstream {
           )
         : send());
     } catch (error) {
+      // Signed out, or a refresh the authorization server refused: no retry until a new sign-in.
+      const signIn = signInRequiredOf(error);
+      if (signIn) {
+        if (connection === this.#connection) {
+          this.#connection = undefined;
+          await connection.close().catch(() => {});
+          await this.#needsLogin(signIn.message);
+        }
+        throw signIn;
+      }
       const code = (error as { code?: unknown } | null)?.code;
       if (code === 'CONNECTION_CLOSED' || connection !== this.#connection || this.#state !== 'up') {
         throw this.#unavailable(
@@ -169,6 +189,25 @@ export class Upstream {
       }
       throw error;
     }
+  }
+
+  /**
+   * Tries again a server that needs a sign-in, when the token store holds tokens it has not tried
+   * (`gateway login` stored them); does nothing otherwise, so a server that needs a sign-in is never
+   * retried in a loop. Resolves once the attempt is over.
+   */
+  async retrySignIn(): Promise<void> {
+    if (this.#state !== 'needs_login' || this.#stopping) return;
+    this.#retryingSignIn ??= (async () => {
+      const tokens = await this.#storedTokens();
+      if (tokens === undefined || tokens === this.#triedSignIn) return;
+      this.#log('a sign-in was stored; connecting again.');
+      this.#work = this.#connect();
+      await this.#work;
+    })().finally(() => {
+      this.#retryingSignIn = undefined;
+    });
+    await this.#retryingSignIn;
   }
 
   /** Stops the server for good (its process ends) and cancels any restart. */
@@ -256,10 +295,13 @@ export class Upstream {
           ? { probeTimeoutMs: this.#options.probeTimeoutMs }
           : {}),
         ...(this.#options.onElicitation ? { onElicitation: this.#options.onElicitation } : {}),
+        ...(this.#options.auth ? { auth: this.#options.auth } : {}),
         signal: this.#abort.signal,
       });
     } catch (error) {
-      this.#failed(error instanceof Error ? error.message : String(error), '');
+      const signIn = signInRequiredOf(error);
+      if (signIn) await this.#needsLogin(signIn.message);
+      else this.#failed(error instanceof Error ? error.message : String(error), '');
       return;
     }
     if (this.#stopping) {
@@ -294,6 +336,12 @@ export class Upstream {
       if (this.#connection !== connection) return;
       this.#connection = undefined;
       await connection.close().catch(() => {});
+      // With the era known from the lock, connecting sends nothing: the listing is the first request.
+      const signIn = signInRequiredOf(error);
+      if (signIn) {
+        await this.#needsLogin(signIn.message);
+        return;
+      }
       this.#failed(
         `it started but its tools could not be listed: ${error instanceof Error ? error.message : String(error)}`,
         connection.stderrTail(),
@@ -350,6 +398,42 @@ export class Upstream {
     this.#schedule(delay);
   }
 
+  /** The server asks for a sign-in none is kept for: no restart, its tools answer auth_required. */
+  async #needsLogin(reason: string): Promise<void> {
+    this.#triedSignIn = await this.#storedTokens();
+    if (this.#stopping) return;
+    clearTimeout(this.#timer);
+    this.#reason = reason;
+    if (this.#state !== 'needs_login') {
+      this.#log(
+        `needs a sign-in: run toolpact gateway login ${this.name}. Until then its tools are listed from the lock and answer auth_required; it is tried again once a sign-in is stored.`,
+      );
+    }
+    this.#setState('needs_login');
+    this.#settleFirst();
+  }
+
+  #signInRequired(): McpSignInRequiredError {
+    const auth = this.#options.auth;
+    return new McpSignInRequiredError(auth?.server ?? this.name, auth?.principal ?? LOCAL_PRINCIPAL);
+  }
+
+  /** A digest of the tokens the store keeps for this server (never the tokens); undefined when none. */
+  async #storedTokens(): Promise<string | undefined> {
+    const auth = this.#options.auth;
+    if (!auth) return undefined;
+    try {
+      const record = await auth.store.read(auth.server ?? this.name, auth.principal ?? LOCAL_PRINCIPAL);
+      if (!record?.tokens) return undefined;
+      const { access_token, refresh_token } = record.tokens;
+      return createHash('sha256')
+        .update(JSON.stringify([access_token, refresh_token]))
+        .digest('hex');
+    } catch {
+      return undefined;
+    }
+  }
+
   #schedule(delay: number): void {
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
@@ -397,4 +481,16 @@ export class Upstream {
   #log(line: string): void {
     this.#options.log?.(`${this.name}: ${line}`);
   }
+}
+
+/** The sign-in a failed start or call is waiting on, found in the error or its causes. */
+function signInRequiredOf(error: unknown): McpSignInRequiredError | undefined {
+  for (
+    let current = error, depth = 0;
+    current instanceof Error && depth < 5;
+    current = current.cause, depth++
+  ) {
+    if (current instanceof McpSignInRequiredError) return current;
+  }
+  return undefined;
 }

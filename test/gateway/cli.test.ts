@@ -51,7 +51,7 @@ describe('gateway config errors', () => {
   test('an unknown subcommand argument is a usage error', async () => {
     const result = await runCli(['gateway', 'start'], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Subcommands are init, pin and check');
+    expect(result.stderr).toContain('Subcommands are init, pin, check, login and logout');
   });
 });
 

@@ -147,7 +147,8 @@ describe("each host's documented example", () => {
       url: 'https://api.example.com/mcp',
       headers: { Authorization: 'Bearer k-123' },
     });
-    expect(asana?.target).toEqual({ kind: 'sse', url: 'https://mcp.asana.com/sse', headers: {} });
+    // No Authorization header: a server that may ask for a sign-in.
+    expect(asana?.target).toEqual({ kind: 'sse', url: 'https://mcp.asana.com/sse', headers: {}, oauth: {} });
     expect(airtable?.target).toMatchObject({ env: { AIRTABLE_API_KEY: 'air' } });
   });
 
@@ -171,6 +172,7 @@ describe("each host's documented example", () => {
       kind: 'http',
       url: 'https://mcp.context7.com/mcp',
       headers: { CONTEXT7_API_KEY: 'c7' },
+      oauth: {},
     });
   });
 
@@ -188,7 +190,12 @@ describe("each host's documented example", () => {
       args: ['-y', '@modelcontextprotocol/server-memory'],
       env: {},
     });
-    expect(context7?.target).toEqual({ kind: 'http', url: 'https://mcp.context7.com/mcp', headers: {} });
+    expect(context7?.target).toEqual({
+      kind: 'http',
+      url: 'https://mcp.context7.com/mcp',
+      headers: {},
+      oauth: {},
+    });
     // A "//" inside a string is text, not a comment.
     expect(myServer?.target).toMatchObject({ env: { PORT: '3000', URL: 'http://localhost//not-a-comment' } });
     // sandboxEnabled: writes to the workspace folder; an allowed domain needs the network.
@@ -666,7 +673,7 @@ describe('the toolpact section', () => {
 });
 
 describe('entries an unattended gateway cannot run', () => {
-  test('a headersHelper entry, and an OAuth entry without a token header, are skipped; with a token it is kept', () => {
+  test('a headersHelper entry is skipped; an OAuth entry without a token header signs in; with a token it is kept as it is', () => {
     const file = write('.mcp.json', {
       mcpServers: {
         helper: { type: 'http', url: 'https://example.com/mcp', headersHelper: './get-token.sh' },
@@ -684,14 +691,17 @@ describe('entries an unattended gateway cannot run', () => {
       },
     });
     const config = read(file, { env: { TOKEN: 't' } });
-    expect(config.skipped.map((entry) => entry.name)).toEqual(['helper', 'browser']);
+    expect(config.skipped.map((entry) => entry.name)).toEqual(['helper']);
     expect(config.skipped[0]?.reason).toContain('headersHelper');
-    expect(config.skipped[1]?.reason).toContain('needs a browser');
-    expect(config.servers[0]?.target).toEqual({
-      kind: 'http',
-      url: 'https://example.com/mcp',
-      headers: { Authorization: 'Bearer t' },
-    });
+    expect(config.servers.map((server) => server.target)).toEqual([
+      {
+        kind: 'http',
+        url: 'https://example.com/mcp',
+        headers: {},
+        oauth: { clientId: 'id', callbackPort: 8080 },
+      },
+      { kind: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer t' } },
+    ]);
   });
 });
 

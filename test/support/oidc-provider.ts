@@ -18,8 +18,11 @@ export interface TestProvider {
   readonly jwksFetches: () => number;
   /** Requests to the token endpoint so far (a code redeemed, a refresh, client credentials). */
   readonly tokenRequests: () => number;
-  /** Revokes a token at the revocation endpoint (RFC 7009) as the public client; a refresh token ends its grant. */
-  revoke(token: string): Promise<void>;
+  /**
+   * Revokes a token at the revocation endpoint (RFC 7009) as the public client, as a person signing
+   * out at the provider does; a refresh token ends its grant.
+   */
+  revoke(token: string, hint?: 'access_token' | 'refresh_token'): Promise<void>;
   /** The key of {@link KEY_CLIENT} (private_key_jwt), made at start: a PKCS#8 PEM and its algorithm. */
   readonly clientKey: { readonly privateKey: string; readonly algorithm: 'ES256' };
   /** A client credentials token of the confidential client, for `resource`, with `scope`. */
@@ -211,11 +214,15 @@ export async function startProvider(options: TestProviderOptions = {}): Promise<
     clientKey,
     jwksFetches: () => fetches,
     tokenRequests: () => tokenRequests,
-    async revoke(token) {
+    async revoke(token, hint) {
       const response = await fetch(`${issuer}/token/revocation`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token, client_id: PUBLIC_CLIENT.id }),
+        body: new URLSearchParams({
+          token,
+          client_id: PUBLIC_CLIENT.id,
+          ...(hint ? { token_type_hint: hint } : {}),
+        }),
       });
       if (!response.ok) throw new Error(`revocation answered ${response.status}: ${await response.text()}`);
     },

@@ -102,7 +102,11 @@ function printTable(report: GatewayCheck, io: CliIo): void {
 /** What the table cannot show of one server: why it did not start, its notes, withheld tools, lint rules. */
 function detailLines(server: ServerCheck): string[] {
   const lines: string[] = [];
-  if (server.enabled && server.state !== 'up') {
+  if (server.state === 'needs_login') {
+    lines.push(
+      `  needs a sign-in: run ${server.login ?? `toolpact gateway login ${server.name}`} (its tools answer auth_required until then)`,
+    );
+  } else if (server.enabled && server.state !== 'up') {
     lines.push(`  did not start: ${server.reason ?? server.state}`);
     if (server.stderr) lines.push(`  last stderr lines:\n${indent(server.stderr, 4)}`);
   }

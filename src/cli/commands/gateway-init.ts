@@ -99,7 +99,9 @@ async function pinFirst(
       if (server.state !== 'up') {
         code = 1;
         io.stdout(
-          `${server.name} did not start (${server.reason ?? server.state}); run toolpact gateway pin once it does.\n`,
+          server.state === 'needs_login'
+            ? `${server.name} needs a sign-in: run ${server.login ?? `toolpact gateway login ${server.name}`}, then toolpact gateway pin.\n`
+            : `${server.name} did not start (${server.reason ?? server.state}); run toolpact gateway pin once it does.\n`,
         );
       }
     }

@@ -21,6 +21,8 @@ const SUBCOMMANDS: { readonly [name: string]: () => Promise<GatewaySubcommand> }
   init: async () => (await import('./gateway-init.js')).init,
   pin: async () => (await import('./gateway-pin.js')).pin,
   check: async () => (await import('./gateway-check.js')).check,
+  login: async () => (await import('./gateway-login.js')).login,
+  logout: async () => (await import('./gateway-logout.js')).logout,
 };
 
 /**
@@ -39,6 +41,8 @@ export const command: Command = {
     'toolpact gateway init --from <host config> [--out <file>] [--no-pin] [--npx]',
     'toolpact gateway pin --config <mcp.json> [--lock <file>] [--accept <server>/<tool>,...]',
     'toolpact gateway check --config <mcp.json> [--lock <file>] [--install] [--format table|json]',
+    'toolpact gateway login <server> --config <mcp.json> [--no-browser] [--timeout <seconds>]',
+    'toolpact gateway logout <server> --config <mcp.json>',
     '',
     'The config is a host file (Claude Desktop, Claude Code, Cursor or VS Code) in its own dialect, with',
     'an optional top-level "toolpact" section (policy, servers.<name>: enabled, prefix, timeoutMs,',
@@ -69,6 +73,12 @@ export const command: Command = {
     "        unsandboxed stdio server, a server that can reach the gateway's own files, a lint error); 0",
     '        otherwise; --format json lists each one. --install installs the packages of sandboxed npx',
     '        servers first, so that they can start without the network.',
+    'login   signs you in to a remote (http) server that asks for OAuth: opens the browser (--no-browser',
+    '        prints the URL), takes the redirect on 127.0.0.1, and keeps the tokens, encrypted, in',
+    '        toolpact.tokens (default ~/.local/state/toolpact/mcp-tokens.json; key TOOLPACT_TOKEN_KEY, else',
+    '        <file>.key), where a running gateway finds them. Until then the server is needs_login and its',
+    '        tools answer auth_required. Exit 0 once the tokens are stored.',
+    'logout  forgets the sign-in kept for a server.',
   ].join('\n'),
   async run(args, io) {
     const [sub] = args;
@@ -89,7 +99,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
   const { positionals, flags } = parseArgs(args, { ...SERVE_FLAGS, config: 'string', lock: 'string' });
   if (positionals.length > 0) {
     throw new UsageError(
-      `Unexpected arguments: ${positionals.join(' ')}. Subcommands are init, pin and check; the gateway itself takes --config.`,
+      `Unexpected arguments: ${positionals.join(' ')}. Subcommands are init, pin, check, login and logout; the gateway itself takes --config.`,
     );
   }
   const config = await readConfig(flags.config, io);

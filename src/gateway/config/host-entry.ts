@@ -15,6 +15,7 @@ import {
   invalid,
   isRecord,
 } from './error.js';
+import { hostOAuth } from './oauth-entry.js';
 import type { GatewaySandbox, HostDialect, RemoteTarget, StdioTarget } from './types.js';
 import {
   envReference,
@@ -268,18 +269,11 @@ function remoteEntry(
       skip: `it takes its headers from a "headersHelper" command, which the gateway does not run. Put the header in "headers", with its secret from an environment variable (e.g. "Bearer ${envReference(scope.dialect, 'TOKEN')}").`,
     };
   }
-  const signIn = raw.oauth !== undefined ? 'oauth' : raw.auth !== undefined ? 'auth' : undefined;
-  if (signIn !== undefined) {
-    if (!isRecord(raw[signIn]))
-      invalid(scope, `${path}.${signIn}`, `must be an object, received ${describe(raw[signIn])}.`);
-    const hasToken = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
-    if (!hasToken) {
-      return {
-        skip: `it signs in with OAuth ("${signIn}"), which needs a browser, and the gateway runs unattended. Give a token in "headers" instead, e.g. "Authorization": "Bearer ${envReference(scope.dialect, 'TOKEN')}".`,
-      };
-    }
-  }
-  return { target: { kind, url, headers } };
+  const oauth = hostOAuth(raw, path, scope);
+  if ('skip' in oauth) return oauth;
+  // A server given a token in its headers signs in with it; any other may ask for a sign-in.
+  const hasToken = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+  return { target: hasToken ? { kind, url, headers } : { kind, url, headers, oauth } };
 }
 
 function readEnvFile(

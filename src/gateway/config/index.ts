@@ -24,6 +24,7 @@ export {
 } from './read-config.js';
 export type {
   GatewayConfig,
+  GatewayOAuth,
   GatewaySandbox,
   GatewayServer,
   HostDialect,

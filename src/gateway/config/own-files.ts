@@ -5,7 +5,7 @@ import type { GatewayConfig, GatewaySandbox } from './types.js';
 
 /** One of the gateway's own files: what a model must never be able to change through a server. */
 export interface GatewayFile {
-  readonly role: 'config' | 'lock' | 'policy' | 'audit';
+  readonly role: 'config' | 'lock' | 'policy' | 'audit' | 'tokens' | 'token key';
   /** Absolute. */
   readonly path: string;
 }
@@ -21,15 +21,16 @@ export interface ExposedGatewayFile {
 
 /**
  * The gateway's own files for a config: the config itself, its lock (`toolpact.lock`, else
- * `<config>.lock.json` beside it), its policy file when `toolpact.policy` names one, and whatever the
- * command line adds (`--lock`, `--policy`, `--audit`), which replace or join those.
+ * `<config>.lock.json` beside it), its policy file when `toolpact.policy` names one, the token file and
+ * its key file when a server signs in, and whatever the command line adds (`--lock`, `--policy`,
+ * `--audit`), which replace or join those.
  *
  * @example
  * gatewayFiles(config, { audit: '/var/log/toolpact/audit.jsonl' });
  * // [{ role: 'config', path: … }, { role: 'lock', path: … }, { role: 'audit', path: '/var/log/toolpact/audit.jsonl' }]
  */
 export function gatewayFiles(
-  config: Pick<GatewayConfig, 'file' | 'lock' | 'policyFile'>,
+  config: Pick<GatewayConfig, 'file' | 'lock' | 'policyFile' | 'tokens'>,
   flags: { readonly lock?: string; readonly policy?: string; readonly audit?: string } = {},
 ): GatewayFile[] {
   const files: GatewayFile[] = [
@@ -39,6 +40,7 @@ export function gatewayFiles(
   const policy = flags.policy ?? config.policyFile;
   if (policy !== undefined) files.push({ role: 'policy', path: policy });
   if (flags.audit !== undefined) files.push({ role: 'audit', path: flags.audit });
+  files.push(...tokenFiles(config));
   return files.map((file) => ({ role: file.role, path: resolve(file.path) }));
 }
 
@@ -120,6 +122,36 @@ export function exposedGatewayFiles(
     }
   }
   return found.sort((a, b) => a.server.localeCompare(b.server) || a.file.path.localeCompare(b.file.path));
+}
+
+/**
+ * Refuses a token file (or its key file) that a server can reach in any way: a sandbox grant, a folder
+ * its arguments name, or its configured roots. Whoever reads the file and its key holds every sign-in.
+ * Throws a {@link GatewayConfigError} (`exposed_file`) naming the server, the folder and the way out.
+ *
+ * @example
+ * refuseExposedTokens(config, '$.toolpact.tokens');
+ */
+export function refuseExposedTokens(
+  config: Pick<GatewayConfig, 'file' | 'servers' | 'tokens'>,
+  setting: string | undefined,
+): void {
+  const [found] = exposedGatewayFiles(config, tokenFiles(config));
+  if (!found) return;
+  throw new GatewayConfigError(
+    'exposed_file',
+    `${config.file}: the gateway keeps sign-ins in ${found.file.role === 'tokens' ? found.file.path : `${found.file.path} (the key of the token file)`}, which the server "${found.server}" can reach (through ${found.via} ${found.folder}): a model calling its tools could read every sign-in. Keep the token file outside every folder a server can reach: set ${setting ?? '"toolpact.tokens"'} to a path elsewhere (the default is ~/.local/state/toolpact/mcp-tokens.json), or narrow the server's folders.`,
+    { file: config.file, ...(setting ? { path: setting } : {}) },
+  );
+}
+
+/** The token file and its key file (used when no key is set in the environment), when a server signs in. */
+function tokenFiles(config: Pick<GatewayConfig, 'tokens'>): GatewayFile[] {
+  if (config.tokens === undefined) return [];
+  return [
+    { role: 'tokens', path: resolve(config.tokens) },
+    { role: 'token key', path: resolve(`${config.tokens}.key`) },
+  ];
 }
 
 function grantsOf(sandbox: GatewaySandbox): ['read' | 'write', string][] {

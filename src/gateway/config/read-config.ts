@@ -8,6 +8,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { defaultTokenFile } from '../../mcp/oauth/token-store.js';
 import { parsePolicy } from '../../policy/define-policy.js';
 import { loadPolicyFile } from '../../policy/load-policy.js';
 import type { Policy } from '../../policy/policy.js';
@@ -24,7 +25,8 @@ import {
   isRecord,
 } from './error.js';
 import { HOST_NAMES, parseEntry } from './host-entry.js';
-import { gatewayFiles, refuseGrantsOverGatewayFiles } from './own-files.js';
+import { checkClientPair } from './oauth-entry.js';
+import { gatewayFiles, refuseExposedTokens, refuseGrantsOverGatewayFiles } from './own-files.js';
 import { startsThisGateway } from './self.js';
 import { parseConfigText, syntaxError } from './text.js';
 import { declaredHost, parseToolpactSection, type ServerSettings } from './toolpact-section.js';
@@ -51,7 +53,7 @@ export interface GatewayConfigOptions {
   readonly workspaceFolder?: string;
   /**
    * Default true: a sandbox grant that holds the gateway's own config, lock or policy file is refused
-   * (`exposed_file`). `gateway init` turns it off to read a host's file, which it never serves from.
+   * (`exposed_file`), and so is a token file any server can reach. `gateway init` turns it off to read a host's file, which it never serves from.
    */
   readonly refuseExposedFiles?: boolean;
 }
@@ -120,8 +122,10 @@ export function readHostText(file: string): unknown {
  *
  * Every key is checked against the host's documented keys and toolpact's section; variables expand in
  * `command`, `args`, `env`, `cwd`, `envFile`, `url` and `headers` by the host's rules; an entry that
- * would start this same gateway, or that needs what an unattended gateway cannot do (a `headersHelper`
- * command, a browser sign-in), goes to `skipped` with the reason. Errors are {@link GatewayConfigError}s.
+ * would start this same gateway, or that needs what the gateway cannot do (a `headersHelper` command,
+ * Claude Code's `oauth.authServerMetadataUrl`), goes to `skipped` with the reason. A remote entry
+ * without an `Authorization` header carries its OAuth settings (`target.oauth`), and the config then
+ * names its token file (`tokens`), which no server may reach. Errors are {@link GatewayConfigError}s.
  *
  * @example
  * const config = parseGatewayConfig(
@@ -216,6 +220,8 @@ export function parseGatewayConfig(
   if (toolpact.search !== undefined) config.search = toolpact.search;
   if (toolpact.lock !== undefined) config.lock = toolpact.lock;
   if (toolpact.auth !== undefined) config.auth = toolpact.auth;
+  if (servers.some((entry) => entry.target.kind !== 'stdio' && entry.target.oauth !== undefined))
+    config.tokens = toolpact.tokens ?? defaultTokenFile(variables.env);
   if (toolpact.startTimeoutMs !== undefined) config.startTimeoutMs = toolpact.startTimeoutMs;
   if (toolpact.policy !== undefined && 'file' in toolpact.policy) config.policyFile = toolpact.policy.file;
   if (options.refuseExposedFiles !== false) {
@@ -224,6 +230,7 @@ export function parseGatewayConfig(
         ? `${child('$.toolpact.servers', name)}.sandbox.${kind}`
         : `${child(child('$', section), name)}.sandbox.filesystem.allowWrite`,
     );
+    refuseExposedTokens(config, toolpact.tokens !== undefined ? '$.toolpact.tokens' : undefined);
   }
   return deepFreeze(config);
 }
@@ -278,12 +285,13 @@ function checkTopLevel(
 /** Applies `toolpact.servers.<name>`; a sandbox belongs to stdio servers only. */
 function server(
   name: string,
-  target: StdioTarget | RemoteTarget,
+  entryTarget: StdioTarget | RemoteTarget,
   settings: ServerSettings | undefined,
   hostSandbox: GatewaySandbox | undefined,
   scope: ErrorScope,
   home: string,
 ): GatewayServer {
+  const target = signInOf(name, entryTarget, settings, scope);
   if (settings?.sandbox !== undefined && target.kind !== 'stdio') {
     invalid(
       scope,
@@ -304,6 +312,40 @@ function server(
   const sandbox = settings?.sandbox ?? hostSandbox;
   if (sandbox !== undefined) result.sandbox = sandbox;
   return result;
+}
+
+/** The remote target with `toolpact.servers.<name>.oauth` over the host entry's own OAuth fields. */
+function signInOf(
+  name: string,
+  target: StdioTarget | RemoteTarget,
+  settings: ServerSettings | undefined,
+  scope: ErrorScope,
+): StdioTarget | RemoteTarget {
+  const path = `${child('$.toolpact.servers', name)}.oauth`;
+  if (target.kind !== 'stdio' && target.oauth !== undefined && settings?.oauth === undefined) {
+    checkClientPair(target.oauth, path, scope);
+    return target;
+  }
+  if (settings?.oauth !== undefined) {
+    if (target.kind === 'stdio') {
+      invalid(
+        scope,
+        path,
+        `applies to remote (http) servers only, but "${name}" is a stdio server, which the gateway starts rather than signs in to.`,
+      );
+    }
+    if (target.oauth === undefined) {
+      invalid(
+        scope,
+        path,
+        `is given, but "${name}" sends an Authorization header, so it never signs in. Remove the header to sign in with OAuth (toolpact gateway login ${name}), or remove this setting.`,
+      );
+    }
+    const merged: RemoteTarget = { ...target, oauth: { ...target.oauth, ...settings.oauth } };
+    checkClientPair(merged.oauth ?? {}, path, scope);
+    return merged;
+  }
+  return target;
 }
 
 /**

@@ -1,12 +1,23 @@
 import { CATEGORIES, isToolCategory } from '../../contract/index.js';
 import { checkKeys, child, describe, type ErrorScope, invalid, isRecord } from './error.js';
-import type { GatewaySandbox, HostDialect, ToolOverride } from './types.js';
+import { parseOAuthSettings } from './oauth-entry.js';
+import type { GatewayOAuth, GatewaySandbox, HostDialect, ToolOverride } from './types.js';
 import { resolvePath, type VariableScope } from './variables.js';
 
 export const HOST_DIALECTS: readonly HostDialect[] = ['claude-desktop', 'claude-code', 'cursor', 'vscode'];
 
-const SECTION_KEYS = ['host', 'policy', 'servers', 'search', 'newTools', 'lock', 'startTimeoutMs', 'auth'];
-const SERVER_KEYS = ['enabled', 'prefix', 'timeoutMs', 'sandbox', 'alwaysLoaded', 'roots', 'tools'];
+const SECTION_KEYS = [
+  'host',
+  'policy',
+  'servers',
+  'search',
+  'newTools',
+  'lock',
+  'startTimeoutMs',
+  'auth',
+  'tokens',
+];
+const SERVER_KEYS = ['enabled', 'prefix', 'timeoutMs', 'sandbox', 'alwaysLoaded', 'roots', 'tools', 'oauth'];
 const SANDBOX_KEYS = ['read', 'write', 'network'];
 const TOOL_KEYS = ['description', 'title', 'category', 'parameters', 'hidden'];
 const PREFIXES = ['auto', 'always', 'never'] as const;
@@ -21,6 +32,8 @@ export interface ServerSettings {
   /** Where the server's relative paths are read from, for the gate's path rules (absolute). */
   readonly roots?: readonly string[];
   readonly tools?: { readonly [remoteName: string]: ToolOverride };
+  /** How a remote server signs in; over the host entry's own OAuth fields. */
+  readonly oauth?: GatewayOAuth;
 }
 
 /** The `toolpact` section, checked; the policy is loaded by the caller. */
@@ -33,6 +46,8 @@ export interface ToolpactSection {
   readonly startTimeoutMs?: number;
   /** The auth file of `gateway --http`, absolute. */
   readonly auth?: string;
+  /** Where sign-ins to remote servers are kept, absolute. */
+  readonly tokens?: string;
 }
 
 const ROOT = '$.toolpact';
@@ -119,6 +134,16 @@ export function parseToolpactSection(section: unknown, scope: VariableScope, bas
     }
     result.auth = resolvePath(section.auth, `${ROOT}.auth`, scope, base);
   }
+  if (section.tokens !== undefined) {
+    if (typeof section.tokens !== 'string' || section.tokens.trim() === '') {
+      invalid(
+        scope,
+        `${ROOT}.tokens`,
+        `must be the path of the file that keeps sign-ins to remote servers, such as "~/.local/state/toolpact/mcp-tokens.json", received ${describe(section.tokens)}.`,
+      );
+    }
+    result.tokens = resolvePath(section.tokens, `${ROOT}.tokens`, scope, base);
+  }
   if (section.startTimeoutMs !== undefined) {
     const value = section.startTimeoutMs;
     // A timer cannot wait longer than about 24.8 days; ten minutes is more than any server needs.
@@ -184,6 +209,7 @@ function parseServerSettings(raw: unknown, path: string, scope: VariableScope, b
     );
   }
   if (raw.tools !== undefined) settings.tools = parseToolOverrides(raw.tools, `${path}.tools`, scope);
+  if (raw.oauth !== undefined) settings.oauth = parseOAuthSettings(raw.oauth, `${path}.oauth`, scope);
   return settings;
 }
 

@@ -32,11 +32,32 @@ export type StdioTarget = {
   readonly cwd?: string;
 };
 
+/**
+ * How the gateway signs in to a remote server with OAuth: the host entry's own fields (Claude Code's
+ * and VS Code's `oauth`, Cursor's `auth`) under `toolpact.servers.<name>.oauth`. Every field is
+ * optional: without a client id the authorization server's metadata decides (a Client ID Metadata
+ * Document, or dynamic registration).
+ */
+export interface GatewayOAuth {
+  /** A pre-registered client id. */
+  readonly clientId?: string;
+  /** Its secret, read from the environment variable the config names (never written in the file). */
+  readonly clientSecret?: string;
+  /** The https URL of this client's Client ID Metadata Document. */
+  readonly clientMetadataUrl?: string;
+  /** The scopes to ask for, space-separated; by default those of the server's challenge or metadata. */
+  readonly scope?: string;
+  /** The loopback port `gateway login` listens on for the redirect (default: a free one). */
+  readonly callbackPort?: number;
+}
+
 /** A running server the gateway connects to. */
 export type RemoteTarget = {
   readonly kind: 'http' | 'sse';
   readonly url: string;
   readonly headers: { readonly [k: string]: string };
+  /** Present when the entry gives no `Authorization` header: the server may ask for a sign-in. */
+  readonly oauth?: GatewayOAuth;
 };
 
 /** One of the host's servers, with toolpact's settings for it applied. */
@@ -88,4 +109,9 @@ export interface GatewayConfig {
   readonly startTimeoutMs?: number;
   /** `toolpact.auth`: the auth file of `gateway --http` (relative to the config's folder), absolute. */
   readonly auth?: string;
+  /**
+   * Where sign-ins to remote servers are kept, absolute: `toolpact.tokens`, else `defaultTokenFile()`.
+   * Present when a server may sign in.
+   */
+  readonly tokens?: string;
 }

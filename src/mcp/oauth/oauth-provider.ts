@@ -241,10 +241,16 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       // A client with a secret or key and no issuer is bound to the first authorization server it is
       // used with, so that a server cannot later send its credentials somewhere else.
       const holdsSecret = this.options.clientSecret !== undefined || this.options.clientKey !== undefined;
-      if (holdsSecret && this.options.issuer === undefined && record.clientIssuer === undefined && ctx?.issuer) {
+      if (
+        holdsSecret &&
+        this.options.issuer === undefined &&
+        record.clientIssuer === undefined &&
+        ctx?.issuer
+      ) {
         await this.update((current) => ({ ...current, clientIssuer: ctx.issuer }));
       }
-      const registeredWith = this.options.issuer ?? (holdsSecret ? (record.clientIssuer ?? ctx?.issuer) : undefined);
+      const registeredWith =
+        this.options.issuer ?? (holdsSecret ? (record.clientIssuer ?? ctx?.issuer) : undefined);
       if (
         registeredWith !== undefined &&
         ctx?.issuer !== undefined &&

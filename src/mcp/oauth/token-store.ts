@@ -168,8 +168,11 @@ export function fileTokenStore(file: string, options: FileTokenStoreOptions = {}
 
   return {
     async read(server, principal) {
+      // An empty store is read without its key, so that reading never makes a key file.
+      const entries = load().entries;
+      if (Object.keys(entries).length === 0) return undefined;
       const name = entryName(key(), server, principal);
-      const entry = load().entries[name];
+      const entry = entries[name];
       if (!entry) return undefined;
       return openRecord(entry, tokenKey(), name, file);
     },
@@ -180,6 +183,7 @@ export function fileTokenStore(file: string, options: FileTokenStoreOptions = {}
       await locked(() => save({ ...load().entries, [name]: sealed }));
     },
     async remove(server, principal) {
+      if (Object.keys(load().entries).length === 0) return false;
       const name = entryName(key(), server, principal);
       return locked(() => {
         const contents = load();
