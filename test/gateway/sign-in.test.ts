@@ -378,6 +378,10 @@ describe('a refresh the authorization server refuses', () => {
     );
     const signedIn = await keepTokens('short');
     expect(signedIn.refresh).toBeDefined();
+    // A token is refreshed once half its life (5 s here) has passed: wait for that point.
+    const obtainedAt =
+      (await fileTokenStore(tokenFile, { key: KEY }).read('short', 'local'))?.tokens?.obtainedAt ?? 0;
+    await until(() => Date.now() > obtainedAt + 2_600, 'the token to reach half its life');
     writeFileSync(runs, '');
     const { client, stderr } = await gatewayClient(shortConfig);
     try {
@@ -387,6 +391,9 @@ describe('a refresh the authorization server refuses', () => {
       expect(refreshed.access, stderr()).not.toBe(signedIn.access);
 
       await shortProvider.revoke(refreshed.refresh!, 'refresh_token');
+      const renewedAt =
+        (await fileTokenStore(tokenFile, { key: KEY }).read('short', 'local'))?.tokens?.obtainedAt ?? 0;
+      await until(() => Date.now() > renewedAt + 2_600, 'the refreshed token to reach half its life');
       const refused = envelopeOf(await client.callTool({ name: 'tag', arguments: { commit: 'b2c3d4e' } }));
       expect(refused.error, stderr()).toMatchObject({
         type: 'auth_required',
