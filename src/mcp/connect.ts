@@ -140,7 +140,8 @@ export interface McpConnection {
   /**
    * Completes a sign-in that a request left under way (a step-up on `insufficient_scope`, or a
    * refresh that failed), when the connection was given `auth.signIn`; true when it did, and the
-   * request can be sent again. False when there was none to complete.
+   * request can be sent again. False when there was none to complete. Throws {@link McpSignInError}
+   * when the sign-in was refused (a forged redirect, a mismatched `iss`, a refused consent).
    */
   readonly completeSignIn: () => Promise<boolean>;
   close(): Promise<void>;
@@ -332,7 +333,12 @@ export async function connectMcpServer(
     stderrTail: () => tail,
     closeReason,
     completeSignIn: async () =>
-      provider !== undefined && (await finishSignIn(provider, transport, options.auth).catch(() => false)),
+      provider !== undefined &&
+      (await finishSignIn(provider, transport, options.auth).catch((error: unknown) => {
+        // A refused sign-in says why; anything else leaves the request's own error to be seen.
+        if (error instanceof McpSignInError) throw error;
+        return false;
+      })),
     close: () => client.close(),
   };
 }

@@ -154,6 +154,34 @@ describe('signing in to a real upstream', () => {
     );
   });
 
+  test('a step-up whose sign-in comes back forged fails the call saying why, and keeps the first sign-in', async () => {
+    const served = await upstream({ required: ['tools:read'], tools: { add: ['tools:write'] } });
+    let visit = 0;
+    const signIn = await drivenSignIn('alice', {
+      tamper: (query) => {
+        if (++visit === 2) query.set('state', 'forged-by-an-attacker');
+      },
+    });
+    cleanups.push(() => signIn.driver.close());
+    const store = fileTokenStore(join(folder, 'tokens-step-up-forged.json'), { key: KEY });
+    const { registry } = await imported(served.url, {
+      store,
+      server: 'upstream',
+      clientId: PUBLIC_CLIENT.id,
+      signIn: signIn.driver,
+    });
+    const before = await accessToken(store);
+
+    const refused = await registry.call('add', { a: 2, b: 3 });
+    expect(refused).toMatchObject({ ok: false, error: { type: 'mcp_protocol_error' } });
+    const message = (refused as { error: { message: string } }).error.message;
+    expect(message).toMatch(/state that does not match/);
+    expect(message).not.toContain(before.access);
+    expect(signIn.visits).toHaveLength(2);
+    expect((await accessToken(store)).access).toBe(before.access);
+    expect(await registry.call('echo', { text: 'still' })).toEqual({ ok: true, result: 'still' });
+  });
+
   test('a revoked refresh token: after expiry a call answers auth_required, and connecting fails with McpSignInRequiredError', async () => {
     const served = await upstream();
     const { driver } = await driven();
