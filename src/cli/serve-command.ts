@@ -123,14 +123,15 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
         `toolpact ${command}: listening on ${http.host}, reachable from the network, with no authentication (--insecure-no-auth); every response carries a Toolpact-Warning header. Put it behind a proxy that authenticates, or give --auth.\n`,
       );
     }
-    io.stderr(
-      `toolpact ${command}: ${count} at ${server.url} (${http.stateless ? 'stateless' : 'sessions'}).\n`,
-    );
+    // Before the endpoint line, which those who start the server wait for.
     if (auth && store && server.url) {
       io.stderr(
         `toolpact ${command}: the store's approvals at ${server.url.replace(/\/$/, '')}/approvals (toolpact approvals … --server ${server.url}).\n`,
       );
     }
+    io.stderr(
+      `toolpact ${command}: ${count} at ${server.url} (${http.stateless ? 'stateless' : 'sessions'}).\n`,
+    );
     io.stderr(`toolpact ${command}: ${await stop.signalled}, stopping.\n`);
     return 0;
   } finally {
