@@ -40,6 +40,7 @@ const system = [
   'test/gateway/start-at-once.test.ts',
   'test/gateway/start-from-lock.test.ts',
   'test/gateway/supervision.test.ts',
+  'test/gateway/team-gateway.test.ts',
   'test/gateway/team-signin.test.ts',
   'test/integrations/pause-resume.test.ts',
   'test/mcp/cli-inspect.test.ts',

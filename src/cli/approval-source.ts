@@ -65,12 +65,7 @@ export function serverSource(
   env: { readonly [name: string]: string | undefined },
 ): ApprovalSource {
   const endpoint = endpointOf(server);
-  const credential = env[variable]?.trim();
-  if (!credential) {
-    throw new UsageError(
-      `--server needs a credential, and ${variable} is ${env[variable] === undefined ? 'not set' : 'empty'}. Set ${variable} to an access token for the server (or a toolpact API key, tpk_…); it is read from the environment, never from the command line.`,
-    );
-  }
+  const credential = credentialOf(variable, env);
   const base = `${endpoint.href.replace(/\/+$/, '')}/approvals`;
   const request = async (path: string, init: { method?: string; body?: unknown } = {}) => {
     const target = `${base}${path}`;
@@ -119,27 +114,45 @@ export function serverSource(
   };
 }
 
-/** The MCP endpoint URL given to `--server`, checked: http(s), and https unless it is on loopback. */
-function endpointOf(server: string): URL {
+/**
+ * The credential (an access token or a toolpact API key) in the environment variable `variable`, for
+ * the server `flag` names; a usage error when it is unset or empty. Never read from the command line.
+ */
+export function credentialOf(
+  variable: string,
+  env: { readonly [name: string]: string | undefined },
+  flag = '--server',
+): string {
+  const credential = env[variable]?.trim();
+  if (!credential) {
+    throw new UsageError(
+      `${flag} needs a credential, and ${variable} is ${env[variable] === undefined ? 'not set' : 'empty'}. Set ${variable} to an access token for the server (or a toolpact API key, tpk_…); it is read from the environment, never from the command line.`,
+    );
+  }
+  return credential;
+}
+
+/** The MCP endpoint URL given to `flag`, checked: http(s), and https unless it is on loopback. */
+export function endpointOf(server: string, flag = '--server'): URL {
   let url: URL;
   try {
     url = new URL(server);
   } catch {
     throw new UsageError(
-      `--server takes the server's MCP endpoint URL, such as https://tools.example.com/mcp, received "${server}".`,
+      `${flag} takes the server's MCP endpoint URL, such as https://tools.example.com/mcp, received "${server}".`,
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`--server takes an https:// URL, received a ${url.protocol.replace(/:$/, '')} URL.`);
+    throw new UsageError(`${flag} takes an https:// URL, received a ${url.protocol.replace(/:$/, '')} URL.`);
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new UsageError(
-      `--server ${url.origin} is plain http to a host that is not loopback: the credential would cross the network readable. Give the server's https:// URL.`,
+      `${flag} ${url.origin} is plain http to a host that is not loopback: the credential would cross the network readable. Give the server's https:// URL.`,
     );
   }
   if (url.search || url.hash) {
     throw new UsageError(
-      `--server takes the MCP endpoint URL without a query or fragment, received "${server}".`,
+      `${flag} takes the MCP endpoint URL without a query or fragment, received "${server}".`,
     );
   }
   return url;
@@ -180,7 +193,8 @@ function answerError(response: Response, text: string, target: string, variable:
   return new InputError(`${target} answered ${status} ${type}: ${said ?? 'no reason given'}`);
 }
 
-function reasonOf(error: unknown): string {
+/** Why a request got no answer, in a few words (a timeout, the connection's error code). */
+export function reasonOf(error: unknown): string {
   if (error instanceof Error && error.name === 'TimeoutError')
     return `no answer within ${TIMEOUT_MS / 1000} s`;
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;

@@ -1,12 +1,13 @@
 /** The options `toolpact gateway` and its `init`, `pin` and `check` subcommands share. */
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '../gateway/config/index.js';
-import type { Gateway } from '../gateway/gateway.js';
+import type { Gateway, GatewayServerStatus } from '../gateway/gateway.js';
 import { checkGatewayPolicy } from '../gateway/gateway-policy.js';
 import { definePolicy } from '../policy/define-policy.js';
 import { loadPolicyFile } from '../policy/load-policy.js';
 import type { Policy } from '../policy/policy.js';
 import { PolicyError } from '../policy/policy-error.js';
+import { counted } from '../util/counted.js';
 import type { CliIo, ExitCode } from './io.js';
 import { InputError, UsageError } from './io.js';
 
@@ -82,4 +83,13 @@ export async function refuseExposedFlags(
   asInput(() =>
     refuseGrantsOverGatewayFiles(config, files, undefined, (file) => `${file.path} (--${file.role})`),
   );
+}
+
+/** The line the gateway prints once started: how many servers are up, and the state of the others. */
+export function summaryLine(status: readonly GatewayServerStatus[]): string {
+  const up = status.filter((server) => server.state === 'up');
+  const rest = status.filter((server) => server.enabled && server.state !== 'up');
+  return `toolpact gateway: ${up.length} of ${counted(status.filter((server) => server.enabled).length, 'server')} up${
+    rest.length > 0 ? ` (${rest.map((server) => `${server.name}: ${server.state}`).join(', ')})` : ''
+  }.\n`;
 }

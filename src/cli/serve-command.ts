@@ -25,10 +25,14 @@ export interface ServeToolsOptions extends Pick<ServeRegistryOptions, 'fallbackA
   readonly auth?: string;
   /** `--search` is on without the flag (the gateway's config can ask for it), with this `--max-loaded`. */
   readonly search?: { readonly maxLoaded?: number };
-  /** Builds the tools; with `--otel`, `wrapUpstreamCall` makes a span of each upstream request. */
+  /**
+   * Builds the tools; with `--otel`, `wrapUpstreamCall` makes a span of each upstream request. Over HTTP
+   * `endpoint` is the MCP endpoint's path, with the auth configuration's `resource` under `--auth`.
+   */
   readonly build: (
     registryOptions: RegistryOptions,
     telemetry: { readonly wrapUpstreamCall?: UpstreamCallWrapper },
+    endpoint: { readonly path: string; readonly resource: string | undefined } | undefined,
   ) => Promise<ServedTools>;
 }
 
@@ -69,7 +73,12 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
     let served: ServedTools | undefined;
     try {
       server = await mcp.serveRegistry(
-        async (registryOptions) => (served = await options.build(registryOptions, wrap)),
+        async (registryOptions) =>
+          (served = await options.build(
+            registryOptions,
+            wrap,
+            http ? { path: http.path ?? '/mcp', resource: auth?.resource } : undefined,
+          )),
         {
           policy: options.policy,
           ...(audit ? { audit } : {}),

@@ -4,7 +4,7 @@ import type { Gateway } from './gateway.js';
 /**
  * A started gateway as `serveRegistry` (in `toolpact/mcp`) serves it: its registry and listing, the
  * tools each server's `alwaysLoaded` names (read again whenever search is set up, as servers come
- * up), `begin` and `ready` from a deferred start, and the gateway's own close.
+ * up), `begin` and `ready` from a deferred start, a team gateway's sign-in link, and the gateway's own close.
  *
  * @example
  * const server = await serveRegistry(async (options) => gatewayServedTools(await startGateway({ config, registry: options, deferStart: true, waitForStart: false })));
@@ -13,6 +13,7 @@ export function gatewayServedTools(gateway: Gateway): ServedTools {
   return {
     registry: gateway.registry,
     listing: gateway.listing,
+    routes: gateway.routes,
     get alwaysLoaded() {
       return alwaysLoadedNames(gateway);
     },

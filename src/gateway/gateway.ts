@@ -1,6 +1,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { CallRecord } from '../dispatch/call.js';
 import type { ToolListing } from '../mcp/create-mcp-server.js';
+import type { HttpRoute } from '../mcp/http-route.js';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
 import { defaultTokenFile, fileTokenStore, type McpTokenStore } from '../mcp/oauth/token-store.js';
 import { Registry, type RegistryOptions } from '../registry/registry.js';
@@ -18,6 +19,7 @@ import { type NameCollision, planTools, type ToolPlan, type WithheldTool } from 
 import { ServedRegistry } from './served-registry.js';
 import { servedTool, withheldPassGate } from './served-tool.js';
 import { type ServerEntry, ServerSet } from './server-set.js';
+import { type TeamGatewayOptions, type TeamUpstreams, teamUpstreams } from './team-upstreams.js';
 import type { RestartPolicy, UpstreamCallWrapper, UpstreamStatus } from './upstream.js';
 import type { UpstreamTargetContext } from './upstream-target.js';
 
@@ -79,6 +81,12 @@ export interface GatewayOptions {
    * `toolpact.tokens` (else `defaultTokenFile()`), watched so that a `gateway login` takes effect at once.
    */
   readonly tokens?: McpTokenStore;
+  /**
+   * Serve a team: the gateway authenticates its callers over HTTP, and each one reaches a server that
+   * signs in with their own sign-in, made through the link the gateway serves (`routes`). Calls without
+   * a principal (stdio, or HTTP without auth) use the local user's sign-in as before.
+   */
+  readonly team?: TeamGatewayOptions;
 }
 
 /** What the gateway holds of one server. */
@@ -113,6 +121,8 @@ export interface Gateway {
   readonly registry: Registry;
   /** What clients are listed: every served tool, without the withheld ones. */
   readonly listing: ToolListing;
+  /** What to serve beside the MCP endpoint: with `team`, the sign-in link. */
+  readonly routes: readonly HttpRoute[];
   /** The configuration in force. */
   config(): GatewayConfig;
   status(): readonly GatewayServerStatus[];
@@ -171,6 +181,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const sinks = { log, ...(options.audit ? { audit: options.audit } : {}) };
   const startTimeoutMs = options.startTimeoutMs ?? config.startTimeoutMs ?? 30_000;
   let closing: Promise<void> | undefined;
+  const target = targetContext(config, options);
+  const team = options.team && teamUpstreams(config.servers, target, options.team);
 
   // Names are recorded in the lock once every server had its first start, so that a fresh start names
   // in config order, not in the order the servers answered.
@@ -178,13 +190,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let plan: ToolPlan | undefined;
   const rebuild = () => {
     if (closing) return;
-    plan = serveTools(servers, served, { lock: keeper.lock, newTools: config.newTools, sinks });
+    plan = serveTools(servers, served, { lock: keeper.lock, newTools: config.newTools, sinks, team });
     if (naming) keeper.recordNames(servedNames(plan));
   };
 
   const servers = new ServerSet({
     keeper,
-    target: targetContext(config, options),
+    target,
     ...(options.restart ? { restart: options.restart } : {}),
     probeTimeoutMs: options.probeTimeoutMs ?? 5_000,
     startTimeoutMs,
@@ -197,6 +209,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const apply = (next: GatewayConfig) => {
     const previous = config;
     config = next;
+    void team?.apply(next.servers);
     return servers.apply(previous, next);
   };
 
@@ -241,14 +254,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const withheld = () => servers.entries().flatMap((entry) => [...entry.plan.withheld]);
   return {
     registry,
-    listing: {
-      schemas: () => {
-        const names = new Set(withheld().map((tool) => tool.name));
-        const all = registry.schemas();
-        return names.size === 0 ? all : all.filter((contract) => !names.has(contract.name));
-      },
-      onChange: (listener) => registry.onChange(listener),
-    },
+    listing: withoutWithheld(registry, withheld),
+    routes: team ? [team.route] : [],
     config: () => config,
     status: () =>
       servers.entries().map((entry) => serverStatus(entry, served.namesOf(entry.spec.name), config.file)),
@@ -267,6 +274,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       closing ??= (async () => {
         await watcher.close();
         await servers.close();
+        await team?.close();
         await registry.close();
       })();
       return closing;
@@ -291,6 +299,7 @@ function serveTools(
     readonly lock: GatewayLock;
     readonly newTools: 'allow' | 'withhold';
     readonly sinks: GatewayEventSinks;
+    readonly team: TeamUpstreams | undefined;
   },
 ): ToolPlan {
   const entries = servers.entries();
@@ -314,7 +323,11 @@ function serveTools(
       reportWithheld(entry.reported, tool.withheld, tool.withheldDigest ?? 'new', context.sinks);
     }
   }
-  const toolContext = { upstream: (name: string) => servers.upstream(name), log: context.sinks.log };
+  const toolContext = {
+    upstream: (name: string) => servers.upstream(name),
+    log: context.sinks.log,
+    ...(context.team ? { team: context.team } : {}),
+  };
   served.sync(
     plan.tools,
     (tool) => servedTool(tool, byName.get(tool.server)!.spec, toolContext),
@@ -324,6 +337,18 @@ function serveTools(
         ?.failed.push({ remoteName: tool.name, code: 'invalid_schema', message: reason }),
   );
   return plan;
+}
+
+/** What clients are listed: every registered tool but the withheld ones. */
+function withoutWithheld(registry: Registry, withheld: () => readonly WithheldTool[]): ToolListing {
+  return {
+    schemas: () => {
+      const names = new Set(withheld().map((tool) => tool.name));
+      const all = registry.schemas();
+      return names.size === 0 ? all : all.filter((contract) => !names.has(contract.name));
+    },
+    onChange: (listener) => registry.onChange(listener),
+  };
 }
 
 /** The names a plan serves tools under, for the lock. */

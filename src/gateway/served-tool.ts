@@ -4,10 +4,14 @@ import type { AnyTool } from '../contract/tool.js';
 import { createTool } from '../define/create-tool.js';
 import type { BeforeCallHook } from '../dispatch/gate.js';
 import { ToolError } from '../dispatch/tool-error.js';
+import { principalOf } from '../dispatch/tool-identity.js';
 import { inferCategory } from '../mcp/infer-category.js';
 import { remoteTool } from '../mcp/remote-tool.js';
 import type { GatewayServer } from './config/types.js';
 import type { PlannedTool, WithheldTool } from './plan-tools.js';
+import { upstreamPrincipalId } from './principal-upstreams.js';
+import { gatewaySignInError } from './sign-in-required.js';
+import type { TeamUpstreams } from './team-upstreams.js';
 import type { Upstream } from './upstream.js';
 
 /** Where a withheld tool's call ends: the envelope type a client sees. */
@@ -19,6 +23,8 @@ export interface ServedToolContext {
   readonly upstream: (server: string) => Upstream | undefined;
   /** Lines for the operator. */
   readonly log: (line: string) => void;
+  /** A team gateway's per-person upstreams: an authenticated caller's call goes through its pool. */
+  readonly team?: TeamUpstreams;
 }
 
 /**
@@ -63,9 +69,25 @@ export function servedTool(planned: PlannedTool, spec: GatewayServer, context: S
             details: { server: spec.name },
           });
         }
-        return upstream.call(call.remoteName, call.arguments, {
-          signal: call.signal,
-          ...(call.meta ? { meta: call.meta } : {}),
+        // An authenticated caller reaches a server that signs in as themselves, never as the local user.
+        const caller = principalOf(call.state);
+        const pool = caller ? context.team?.pool(spec.name) : undefined;
+        const sent =
+          pool && caller
+            ? pool.call(upstreamPrincipalId(caller), call.remoteName, call.arguments, call.signal, call.meta)
+            : upstream.call(call.remoteName, call.arguments, {
+                signal: call.signal,
+                ...(call.meta ? { meta: call.meta } : {}),
+              });
+        return sent.catch((error: unknown) => {
+          const gatewayUrl = pool ? context.team?.publicUrl : undefined;
+          throw (
+            gatewaySignInError(error, {
+              server: spec.name,
+              remoteName: call.remoteName,
+              ...(gatewayUrl ? { gatewayUrl } : {}),
+            }) ?? error
+          );
         });
       },
     },

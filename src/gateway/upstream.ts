@@ -12,6 +12,7 @@ import { listServerTools } from '../mcp/import-mcp-tools.js';
 import { LOCAL_PRINCIPAL, McpSignInRequiredError } from '../mcp/oauth/oauth-provider.js';
 import { counted } from '../util/counted.js';
 import { TokenBucket } from '../util/token-bucket.js';
+import { signInRequiredOf } from './sign-in-required.js';
 import { indentLines, lastLines, visible } from './terminal-text.js';
 import { coalesceListChanges, followLogs, notificationScreen } from './upstream-notifications.js';
 import {
@@ -481,16 +482,4 @@ export class Upstream {
   #log(line: string): void {
     this.#options.log?.(`${this.name}: ${line}`);
   }
-}
-
-/** The sign-in a failed start or call is waiting on, found in the error or its causes. */
-function signInRequiredOf(error: unknown): McpSignInRequiredError | undefined {
-  for (
-    let current = error, depth = 0;
-    current instanceof Error && depth < 5;
-    current = current.cause, depth++
-  ) {
-    if (current instanceof McpSignInRequiredError) return current;
-  }
-  return undefined;
 }

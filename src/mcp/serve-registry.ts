@@ -11,6 +11,7 @@ import type { ToolSearch } from '../search/with-tool-search.js';
 import type { ApprovalsApiStore } from './approvals-api.js';
 import type { McpServerOptions, ToolListing } from './create-mcp-server.js';
 import { elicitationApprover } from './elicitation-approver.js';
+import type { HttpRoute } from './http-route.js';
 import { RequestStateSealer } from './request-state.js';
 import { type HttpServeOptions, type RunningHttpServer, serveHttp } from './serve-http.js';
 import { serveStdio } from './serve-stdio.js';
@@ -65,6 +66,8 @@ export interface ServedTools {
   readonly begin?: () => void;
   /** Resolves when the listing is worth answering; serving waits for it where `begin` is called. */
   readonly ready?: () => Promise<void>;
+  /** Over HTTP, handlers served beside the MCP endpoint after `http.routes` (the gateway's sign-in link). */
+  readonly routes?: readonly HttpRoute[];
 }
 
 /** Builds the tools over the registry options serving prepared (the gate, the audit, the approvals). */
@@ -245,6 +248,7 @@ export async function serveRegistry(
         running = await serveHttp(registry, {
           ...common,
           ...http,
+          ...(served.routes?.length ? { routes: [...(http.routes ?? []), ...served.routes] } : {}),
           ...(options.auth !== undefined ? { auth: options.auth } : {}),
           ...(bus ? { bus } : {}),
           ...(store?.approvals ? { approvals: store.approvals } : {}),

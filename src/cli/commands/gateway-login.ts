@@ -12,6 +12,8 @@ const PREFIX = 'toolpact gateway login';
  * OAuth. The system browser opens at the authorization server (or, with `--no-browser`, the URL is
  * printed), the redirect comes back to a loopback listener, and the tokens are kept, encrypted, in the
  * gateway's token file, where a running gateway picks them up. Exit 0 once they are stored.
+ * With `--gateway <url>`, it signs the caller in through a team gateway instead (see
+ * `loginThroughGateway`).
  *
  * @example
  * // toolpact gateway login github --config mcp.json --no-browser
@@ -22,9 +24,31 @@ export const login: GatewaySubcommand = async (args, io) => {
     config: 'string',
     'no-browser': 'boolean',
     timeout: 'string',
+    gateway: 'string',
+    'token-env': 'string',
   });
   if (positionals.length > 1)
     throw new UsageError(`Unexpected arguments: ${positionals.slice(1).join(' ')}.`);
+  if (typeof flags.gateway === 'string') {
+    if (flags.config !== undefined || flags.timeout !== undefined) {
+      throw new UsageError(
+        '--gateway signs you in through a team gateway, which keeps the sign-in: --config and --timeout are for a sign-in on the gateway machine. Give one or the other.',
+      );
+    }
+    const { loginThroughGateway } = await import('../gateway-login-remote.js');
+    return loginThroughGateway(
+      {
+        server: positionals[0],
+        gateway: flags.gateway,
+        tokenEnv: typeof flags['token-env'] === 'string' ? flags['token-env'] : undefined,
+        noBrowser: flags['no-browser'] === true,
+      },
+      io,
+    );
+  }
+  if (flags['token-env'] !== undefined) {
+    throw new UsageError('--token-env names the credential for --gateway <url>; give --gateway too.');
+  }
   const timeoutMs = timeoutOf(flags.timeout);
   const config = await readConfig(flags.config, io);
   const { spec, store, file } = await signingServer(config, positionals[0], 'login', io);

@@ -1,7 +1,6 @@
 import type { PendingApproval } from '../../dispatch/gate.js';
 import type { GatewayConfig } from '../../gateway/config/index.js';
-import type { Gateway, GatewayServerStatus } from '../../gateway/gateway.js';
-import { counted } from '../../util/counted.js';
+import type { Gateway } from '../../gateway/gateway.js';
 import { parseArgs } from '../args.js';
 import {
   choosePolicy,
@@ -9,6 +8,7 @@ import {
   lockOption,
   readConfig,
   refuseExposedFlags,
+  summaryLine,
 } from '../gateway-options.js';
 import type { CliIo, Command, ExitCode } from '../io.js';
 import { UsageError } from '../io.js';
@@ -42,6 +42,7 @@ export const command: Command = {
     'toolpact gateway pin --config <mcp.json> [--lock <file>] [--accept <server>/<tool>,...]',
     'toolpact gateway check --config <mcp.json> [--lock <file>] [--install] [--format table|json]',
     'toolpact gateway login <server> --config <mcp.json> [--no-browser] [--timeout <seconds>]',
+    'toolpact gateway login <server> --gateway <url> [--token-env <var>] [--no-browser]',
     'toolpact gateway logout <server> --config <mcp.json>',
     '',
     'The config is a host file (Claude Desktop, Claude Code, Cursor or VS Code) in its own dialect, with',
@@ -78,6 +79,8 @@ export const command: Command = {
     '        toolpact.tokens (default ~/.local/state/toolpact/mcp-tokens.json; key TOOLPACT_TOKEN_KEY, else',
     '        <file>.key), where a running gateway finds them. Until then the server is needs_login and its',
     '        tools answer auth_required. Exit 0 once the tokens are stored.',
+    '        --gateway <url>: signs you in as yourself through a team gateway (--http --auth): sends',
+    '        TOOLPACT_TOKEN (or --token-env) and opens the link it answers; the browser finishes it.',
     'logout  forgets the sign-in kept for a server.',
   ].join('\n'),
   async run(args, io) {
@@ -135,7 +138,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
       : {}),
     fallbackApprover: cannotAsk,
     ...(config.auth ? { auth: config.auth } : {}),
-    build: async (registryOptions, telemetry) => {
+    build: async (registryOptions, telemetry, endpoint) => {
       // Nothing waits for a server here: the client's initialize and server/discover are answered at
       // once, and what comes after them waits for firstListing (see "Start from the lock").
       const started = await startGateway({
@@ -147,6 +150,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
         log: (line) => io.stderr(`toolpact gateway: ${line}\n`),
         waitForStart: false,
         deferStart: true,
+        ...(endpoint?.resource ? { team: { path: endpoint.path, publicUrl: endpoint.resource } } : {}),
       });
       io.stderr(summaryLine(started.status()));
       return gatewayServedTools(started);
@@ -189,12 +193,4 @@ async function installPackages(config: GatewayConfig, io: CliIo): Promise<void> 
       );
     }
   }
-}
-
-function summaryLine(status: readonly GatewayServerStatus[]): string {
-  const up = status.filter((server) => server.state === 'up');
-  const rest = status.filter((server) => server.enabled && server.state !== 'up');
-  return `toolpact gateway: ${up.length} of ${counted(status.filter((server) => server.enabled).length, 'server')} up${
-    rest.length > 0 ? ` (${rest.map((server) => `${server.name}: ${server.state}`).join(', ')})` : ''
-  }.\n`;
 }
