@@ -3,10 +3,12 @@ import { resolve } from 'node:path';
 import type { GatewayConfig } from '../gateway/config/index.js';
 import type { Gateway, GatewayServerStatus } from '../gateway/gateway.js';
 import { checkGatewayPolicy } from '../gateway/gateway-policy.js';
+import type { McpTokenStore } from '../mcp/oauth/token-store.js';
 import { definePolicy } from '../policy/define-policy.js';
 import { loadPolicyFile } from '../policy/load-policy.js';
 import type { Policy } from '../policy/policy.js';
 import { PolicyError } from '../policy/policy-error.js';
+import type { PostgresStore } from '../store/index.js';
 import { counted } from '../util/counted.js';
 import type { CliIo, ExitCode } from './io.js';
 import { InputError, UsageError } from './io.js';
@@ -92,4 +94,27 @@ export function summaryLine(status: readonly GatewayServerStatus[]): string {
   return `toolpact gateway: ${up.length} of ${counted(status.filter((server) => server.enabled).length, 'server')} up${
     rest.length > 0 ? ` (${rest.map((server) => `${server.name}: ${server.state}`).join(', ')})` : ''
   }.\n`;
+}
+
+/**
+ * With `--store`, the sign-ins to remote servers are kept in the shared store, so that every replica
+ * uses the ones made through any of them; it needs `TOOLPACT_TOKEN_KEY` (or `TOOLPACT_STATE_KEY`)
+ * only when a server signs in. Without `--store`, the gateway keeps its token file.
+ */
+export async function sharedTokens(
+  config: GatewayConfig,
+  store: PostgresStore | undefined,
+  io: CliIo,
+): Promise<{ tokens?: McpTokenStore }> {
+  if (!store || !config.servers.some((server) => server.target.kind !== 'stdio' && server.target.oauth))
+    return {};
+  const [{ postgresTokenStore }, { TokenStoreError }] = await Promise.all([
+    import('../store/index.js'),
+    import('../util/token-seal.js'),
+  ]);
+  try {
+    return { tokens: postgresTokenStore(store, { env: io.env }) };
+  } catch (error) {
+    throw error instanceof TokenStoreError ? new UsageError(`--store: ${error.message}`) : error;
+  }
 }

@@ -7,8 +7,10 @@ import { type CliIo, InputError, UsageError } from './io.js';
 export interface SigningServer {
   readonly spec: GatewayServer & { readonly target: RemoteTarget };
   readonly store: McpTokenStore;
-  /** The token file, absolute. */
+  /** Where the sign-in is kept, for messages: the token file, or the shared store. */
   readonly file: string;
+  /** Closes the shared store, when one was opened. */
+  close(): Promise<void>;
 }
 
 /**
@@ -24,6 +26,7 @@ export async function signingServer(
   name: string | undefined,
   command: 'login' | 'logout',
   io: CliIo,
+  storeFlag?: string | boolean,
 ): Promise<SigningServer> {
   if (name === undefined) {
     throw new UsageError(`Name the server: toolpact gateway ${command} <server> --config ${config.file}.`);
@@ -46,10 +49,33 @@ export async function signingServer(
       `"${name}" sends an Authorization header from its entry in ${config.file}, so it does not sign in. Remove the header to sign in with OAuth instead.`,
     );
   }
+  // A fleet keeps sign-ins in the shared store (--store or TOOLPACT_STORE), where every replica reads them.
+  const url = typeof storeFlag === 'string' ? storeFlag : io.env.TOOLPACT_STORE;
+  if (url !== undefined && url !== '') {
+    const [{ openPostgresStore, postgresTokenStore, StoreError }, { TokenStoreError }] = await Promise.all([
+      import('../store/index.js'),
+      import('../util/token-seal.js'),
+    ]);
+    const shared = await openPostgresStore(url).catch((error: unknown) => {
+      throw error instanceof StoreError ? new UsageError(error.message) : error;
+    });
+    try {
+      return {
+        spec: { ...spec, target },
+        store: postgresTokenStore(shared, { env: io.env }),
+        file: 'the shared store',
+        close: () => shared.close(),
+      };
+    } catch (error) {
+      await shared.close();
+      throw error instanceof TokenStoreError ? new InputError(error.message) : error;
+    }
+  }
   const { fileTokenStore } = await import('../mcp/oauth/token-store.js');
   return {
     spec: { ...spec, target },
     store: fileTokenStore(config.tokens, { env: io.env }),
     file: config.tokens,
+    close: async () => {},
   };
 }

@@ -5,6 +5,7 @@ import type { UpstreamCallWrapper } from '../gateway/upstream.js';
 import type { RegistryServer, ServedTools, ServeRegistryOptions } from '../mcp/index.js';
 import type { Policy } from '../policy/policy.js';
 import type { RegistryOptions } from '../registry/registry.js';
+import type { PostgresStore } from '../store/index.js';
 import { counted } from '../util/counted.js';
 import type { ParsedArgs } from './args.js';
 import { openAuditOption, openStoreOption } from './gate-options.js';
@@ -33,6 +34,8 @@ export interface ServeToolsOptions extends Pick<ServeRegistryOptions, 'fallbackA
     registryOptions: RegistryOptions,
     telemetry: { readonly wrapUpstreamCall?: UpstreamCallWrapper },
     endpoint: { readonly path: string; readonly resource: string | undefined } | undefined,
+    /** The shared store `--store` opened, if any. */
+    store: PostgresStore | undefined,
   ) => Promise<ServedTools>;
 }
 
@@ -78,6 +81,7 @@ export async function serveTools(io: CliIo, options: ServeToolsOptions): Promise
             registryOptions,
             wrap,
             http ? { path: http.path ?? '/mcp', resource: auth?.resource } : undefined,
+            store,
           )),
         {
           policy: options.policy,

@@ -24,6 +24,7 @@ import {
   startProvider,
   type TestProvider,
 } from '../support/oidc-provider.js';
+import { hasPostgres, type PostgresServer, startPostgres } from '../support/postgres.js';
 import { until } from './support.js';
 
 const TOOLS = join(ROOT, 'test/fixtures/approvals-http/tools.ts');
@@ -85,13 +86,15 @@ async function logIn(
   visit: (authorization: URL) => Promise<void>,
   server = SERVER,
   configFile = config,
+  ...more: string[]
 ): Promise<void> {
-  const login = cli('login', 'gateway', 'login', server, '--config', configFile, '--no-browser');
+  const login = cli('login', 'gateway', 'login', server, '--config', configFile, '--no-browser', ...more);
   await until(() => /https?:\/\/\S+\/auth\S*/.test(login.stderr()), 'the authorization URL printed');
   const authorization = new URL(/https?:\/\/\S+\/auth\S*/.exec(login.stderr())![0]);
   await visit(authorization);
   expect(await login.exited, login.stderr()).toBe(0);
   expect(login.stdout()).toContain(`Signed in to ${server}.`);
+  if (more.length > 0) return;
   await keepTokens(server);
   expect(tokens.size).toBeGreaterThan(0);
 }
@@ -411,6 +414,53 @@ describe('a refresh the authorization server refuses', () => {
       await client.close();
     }
   }, 90_000);
+});
+
+describe.runIf(hasPostgres)('a fleet: --store keeps the sign-ins in the shared store', () => {
+  let postgres: PostgresServer;
+  beforeAll(async () => {
+    postgres = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await postgres?.stop();
+  });
+
+  test('login --store keeps the sign-in where a gateway with --store finds it, not in the token file; logout --store forgets it', async () => {
+    const fleetConfig = join(folder, 'fleet', '.mcp.json');
+    mkdirSync(join(folder, 'fleet'));
+    const entry = JSON.parse(readFileSync(config, 'utf8')) as {
+      mcpServers: Record<string, unknown>;
+      toolpact: Record<string, unknown>;
+    };
+    writeFileSync(
+      fleetConfig,
+      JSON.stringify({ mcpServers: { fleet: entry.mcpServers[SERVER] }, toolpact: entry.toolpact }),
+    );
+    await logIn(throughPages, 'fleet', fleetConfig, '--store', postgres.url);
+    expect(await fileTokenStore(tokenFile, { key: KEY }).read('fleet', 'local')).toBeUndefined();
+
+    writeFileSync(runs, '');
+    const { client, stderr } = await gatewayClient(fleetConfig, '--store', postgres.url);
+    try {
+      const shipped = envelopeOf(await client.callTool({ name: 'ship', arguments: { version: '3.0.0' } }));
+      expect(shipped, stderr()).toMatchObject({ ok: true, result: { tool: 'ship', target: '3.0.0' } });
+    } finally {
+      await client.close();
+    }
+
+    const logout = cli(
+      'logout',
+      'gateway',
+      'logout',
+      'fleet',
+      '--config',
+      fleetConfig,
+      '--store',
+      postgres.url,
+    );
+    expect(await logout.exited, logout.stderr()).toBe(0);
+    expect(logout.stdout()).toContain('its sign-in was removed from the shared store');
+  }, 60_000);
 });
 
 describe('after the whole flow', () => {

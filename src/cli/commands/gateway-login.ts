@@ -1,8 +1,8 @@
 import { LOCAL_PRINCIPAL, McpSignInError } from '../../mcp/oauth/oauth-provider.js';
 import { parseArgs } from '../args.js';
 import { type GatewaySubcommand, readConfig } from '../gateway-options.js';
-import { signingServer } from '../gateway-sign-in.js';
-import { InputError, UsageError } from '../io.js';
+import { type SigningServer, signingServer } from '../gateway-sign-in.js';
+import { type CliIo, type ExitCode, InputError, UsageError } from '../io.js';
 import { openBrowser } from '../open-browser.js';
 
 const PREFIX = 'toolpact gateway login';
@@ -22,6 +22,7 @@ const PREFIX = 'toolpact gateway login';
 export const login: GatewaySubcommand = async (args, io) => {
   const { positionals, flags } = parseArgs(args, {
     config: 'string',
+    store: 'string',
     'no-browser': 'boolean',
     timeout: 'string',
     gateway: 'string',
@@ -51,7 +52,33 @@ export const login: GatewaySubcommand = async (args, io) => {
   }
   const timeoutMs = timeoutOf(flags.timeout);
   const config = await readConfig(flags.config, io);
-  const { spec, store, file } = await signingServer(config, positionals[0], 'login', io);
+  const { spec, store, file, close } = await signingServer(config, positionals[0], 'login', io, flags.store);
+  try {
+    return await signInHere(
+      { spec, store, file, configFile: config.file, timeoutMs, noBrowser: flags['no-browser'] === true },
+      io,
+    );
+  } finally {
+    await close();
+  }
+};
+
+/** Signs the person at this machine in through a loopback listener, and keeps the tokens in `store`. */
+async function signInHere(
+  {
+    spec,
+    store,
+    file,
+    configFile,
+    timeoutMs,
+    noBrowser,
+  }: Pick<SigningServer, 'spec' | 'store' | 'file'> & {
+    readonly configFile: string;
+    readonly timeoutMs: number;
+    readonly noBrowser: boolean;
+  },
+  io: CliIo,
+): Promise<ExitCode> {
   if (spec.target.kind === 'sse') {
     io.stderr(
       `${PREFIX}: "${spec.name}" is an "sse" server, which toolpact does not speak. Give its Streamable HTTP URL with "type": "http", then sign in.\n`,
@@ -63,7 +90,7 @@ export const login: GatewaySubcommand = async (args, io) => {
     import('../../mcp/oauth/loopback.js'),
     import('../../mcp/connect.js'),
   ]);
-  const auth = upstreamAuth(spec, { configFile: config.file, tokens: store });
+  const auth = upstreamAuth(spec, { configFile, tokens: store });
   if (!auth) throw new Error(`${spec.name} has no sign-in settings.`);
   let visited = false;
   const signIn = await loopbackSignIn({
@@ -71,7 +98,7 @@ export const login: GatewaySubcommand = async (args, io) => {
     timeoutMs,
     open: (url) => {
       visited = true;
-      if (flags['no-browser'] === true) {
+      if (noBrowser) {
         io.stderr(`Open this URL in a browser to sign in to ${spec.name}:\n\n  ${url.href}\n\n`);
       } else {
         io.stderr(
@@ -120,7 +147,7 @@ export const login: GatewaySubcommand = async (args, io) => {
     `Signed in to ${spec.name}. The sign-in is kept, encrypted, in ${file}; a running gateway uses it from its next call.\n`,
   );
   return 0;
-};
+}
 
 /** `--timeout <seconds>`: how long to wait for the browser (default 300). */
 function timeoutOf(value: string | boolean | undefined): number {

@@ -8,6 +8,7 @@ import {
   lockOption,
   readConfig,
   refuseExposedFlags,
+  sharedTokens,
   summaryLine,
 } from '../gateway-options.js';
 import type { CliIo, Command, ExitCode } from '../io.js';
@@ -41,9 +42,9 @@ export const command: Command = {
     'toolpact gateway init --from <host config> [--out <file>] [--no-pin] [--npx]',
     'toolpact gateway pin --config <mcp.json> [--lock <file>] [--accept <server>/<tool>,...]',
     'toolpact gateway check --config <mcp.json> [--lock <file>] [--install] [--format table|json]',
-    'toolpact gateway login <server> --config <mcp.json> [--no-browser] [--timeout <seconds>]',
+    'toolpact gateway login <server> --config <mcp.json> [--store <url>] [--no-browser] [--timeout <seconds>]',
     'toolpact gateway login <server> --gateway <url> [--token-env <var>] [--no-browser]',
-    'toolpact gateway logout <server> --config <mcp.json>',
+    'toolpact gateway logout <server> --config <mcp.json> [--store <url>]',
     '',
     'The config is a host file (Claude Desktop, Claude Code, Cursor or VS Code) in its own dialect, with',
     'an optional top-level "toolpact" section (policy, servers.<name>: enabled, prefix, timeoutMs,',
@@ -78,7 +79,8 @@ export const command: Command = {
     '        prints the URL), takes the redirect on 127.0.0.1, and keeps the tokens, encrypted, in',
     '        toolpact.tokens (default ~/.local/state/toolpact/mcp-tokens.json; key TOOLPACT_TOKEN_KEY, else',
     '        <file>.key), where a running gateway finds them. Until then the server is needs_login and its',
-    '        tools answer auth_required. Exit 0 once the tokens are stored.',
+    '        tools answer auth_required. Exit 0 once the tokens are stored. With --store (or TOOLPACT_STORE)',
+    '        the tokens go to the shared store, where every replica of a fleet finds them.',
     '        --gateway <url>: signs you in as yourself through a team gateway (--http --auth): sends',
     '        TOOLPACT_TOKEN (or --token-env) and opens the link it answers; the browser finishes it.',
     'logout  forgets the sign-in kept for a server.',
@@ -138,7 +140,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
       : {}),
     fallbackApprover: cannotAsk,
     ...(config.auth ? { auth: config.auth } : {}),
-    build: async (registryOptions, telemetry, endpoint) => {
+    build: async (registryOptions, telemetry, endpoint, store) => {
       // Nothing waits for a server here: the client's initialize and server/discover are answered at
       // once, and what comes after them waits for firstListing (see "Start from the lock").
       const started = await startGateway({
@@ -151,6 +153,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<ExitCode> {
         waitForStart: false,
         deferStart: true,
         ...(endpoint?.resource ? { team: { path: endpoint.path, publicUrl: endpoint.resource } } : {}),
+        ...(await sharedTokens(config, store, io)),
       });
       io.stderr(summaryLine(started.status()));
       return gatewayServedTools(started);
