@@ -42,7 +42,7 @@ export const command: Command = {
     'toolpact gateway init --from <host config> [--out <file>] [--no-pin] [--npx]',
     'toolpact gateway pin --config <mcp.json> [--lock <file>] [--accept <server>/<tool>,...]',
     'toolpact gateway check --config <mcp.json> [--lock <file>] [--install] [--format table|json]',
-    'toolpact gateway login <server> --config <mcp.json> [--store <url>] [--no-browser] [--timeout <seconds>]',
+    'toolpact gateway login <server> --config <mcp.json> [--no-browser] [--timeout <seconds>] [--store <url>]',
     'toolpact gateway login <server> --gateway <url> [--token-env <var>] [--no-browser]',
     'toolpact gateway logout <server> --config <mcp.json> [--store <url>]',
     '',
