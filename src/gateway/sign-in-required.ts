@@ -1,22 +1,7 @@
 import { ToolError } from '../dispatch/tool-error.js';
-import { McpSignInRequiredError } from '../mcp/oauth/oauth-provider.js';
+import { signInRequiredOf } from '../mcp/oauth/oauth-provider.js';
 
-/**
- * The sign-in a failed start or call is waiting on, found in the error or its causes.
- *
- * @example
- * if (signInRequiredOf(error)) setState('needs_login');
- */
-export function signInRequiredOf(error: unknown): McpSignInRequiredError | undefined {
-  for (
-    let current = error, depth = 0;
-    current instanceof Error && depth < 5;
-    current = current.cause, depth++
-  ) {
-    if (current instanceof McpSignInRequiredError) return current;
-  }
-  return undefined;
-}
+export { signInRequiredOf };
 
 /**
  * The `auth_required` answer of a gateway call that needs a sign-in, naming the command that makes the

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthRefusal } from '../auth/authenticator.js';
 import { ToolDefinitionError } from '../errors/index.js';
+import { json, problem, refuseAuth } from '../mcp/http-problem.js';
 import type { HttpRoute, HttpRouteContext } from '../mcp/http-route.js';
 import { type McpOAuth, McpSignInError, StoredOAuthProvider } from '../mcp/oauth/oauth-provider.js';
 import { checkRequestOrigin } from '../mcp/origin-check.js';
@@ -327,20 +327,6 @@ function cookieOf(request: IncomingMessage, name: string): string | undefined {
     if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim();
   }
   return undefined;
-}
-
-function refuseAuth(response: ServerResponse, refusal: AuthRefusal): void {
-  if (refusal.wwwAuthenticate) response.setHeader('WWW-Authenticate', refusal.wwwAuthenticate);
-  if (refusal.status === 503) response.setHeader('Retry-After', '5');
-  problem(response, refusal.status, refusal.error ?? 'no_token', refusal.message);
-}
-
-function problem(response: ServerResponse, status: number, type: string, message: string): void {
-  json(response, status, { error: { type, message } });
-}
-
-function json(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
 }
 
 function page(response: ServerResponse, status: number, text: string): void {

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Authenticator, AuthRefusal } from '../auth/authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
 import type { Principal } from '../dispatch/principal.js';
 import type { DeciderCondition } from '../policy/policy.js';
+import { json, problem, refuseAuth } from './http-problem.js';
 import { readJsonBody } from './json-body.js';
 import { checkRequestOrigin, type OriginPolicy } from './origin-check.js';
 
@@ -252,22 +253,6 @@ function unknownApproval(response: ServerResponse, id: string): void {
     'unknown_approval',
     `There is no approval "${id}". List the pending ones with GET …/approvals (toolpact approvals list --server <url>).`,
   );
-}
-
-// An authentication refusal: the MCP endpoint's status and WWW-Authenticate, as a problem body.
-function refuseAuth(response: ServerResponse, refusal: AuthRefusal): void {
-  if (refusal.wwwAuthenticate) response.setHeader('WWW-Authenticate', refusal.wwwAuthenticate);
-  if (refusal.status === 503) response.setHeader('Retry-After', '5');
-  problem(response, refusal.status, refusal.error ?? 'no_token', refusal.message);
-}
-
-function problem(response: ServerResponse, status: number, type: string, message: string): void {
-  json(response, status, { error: { type, message } });
-}
-
-function json(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'Content-Type': 'application/json' });
-  response.end(response.req.method === 'HEAD' ? undefined : JSON.stringify(body));
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

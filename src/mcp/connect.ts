@@ -8,6 +8,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import { ToolDefinitionError } from '../errors/index.js';
 import {
+  findCause,
   type McpOAuth,
   McpSignInError,
   McpSignInRequiredError,
@@ -294,7 +295,11 @@ export async function connectMcpServer(
   } catch (error) {
     await client.close().catch(() => {});
     if (error instanceof McpSignInRequiredError || error instanceof McpSignInError) throw error;
-    const signInError = signInCause(error) ?? (await provider?.refusal(error));
+    const signInError =
+      findCause(
+        error,
+        (cause) => cause instanceof McpSignInRequiredError || cause instanceof McpSignInError,
+      ) ?? (await provider?.refusal(error));
     if (signInError) throw signInError;
     const reason = error instanceof Error ? error.message : String(error);
     if (provider?.authorizationStarted) {
@@ -367,18 +372,6 @@ async function finishSignIn(
   if (!finish) return false;
   await finish.call(transport, back.searchParams);
   return true;
-}
-
-/** The sign-in error under an SDK error, if there is one. */
-function signInCause(error: unknown): Error | undefined {
-  for (
-    let current = error, depth = 0;
-    current instanceof Error && depth < 5;
-    current = current.cause, depth++
-  ) {
-    if (current instanceof McpSignInRequiredError || current instanceof McpSignInError) return current;
-  }
-  return undefined;
 }
 
 /** Puts a filter in front of the client's handling of a connected transport's messages. */

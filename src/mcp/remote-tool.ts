@@ -8,7 +8,7 @@ import { ToolError } from '../dispatch/tool-error.js';
 import { upgradeSchema } from '../schema/upgrade-schema.js';
 import { traceContextOf } from '../util/trace-context.js';
 import { effectsFromAnnotations } from './infer-category.js';
-import { McpSignInRequiredError } from './oauth/oauth-provider.js';
+import { signInRequiredOf } from './oauth/oauth-provider.js';
 import { remoteResultValue } from './remote-result.js';
 
 /** One remote `tools/call`, as a {@link RemoteToolOptions.call} sends it. */
@@ -155,7 +155,7 @@ export function remoteCallError(error: unknown, server: string, remoteName: stri
       { type: 'mcp_input_unsupported', details: { ...details, asked } },
     );
   }
-  const signIn = signInRequired(error);
+  const signIn = signInRequiredOf(error);
   if (signIn) {
     return new ToolError(
       `The MCP server "${server}" needs the user to sign in before "${remoteName}" can run. Ask the user to run: toolpact gateway login ${signIn.server}, then call the tool again.`,
@@ -174,16 +174,4 @@ export function remoteCallError(error: unknown, server: string, remoteName: stri
 
 function withObjectType(schema: JsonSchema): JsonSchema {
   return schema.type === undefined ? { type: 'object', ...schema } : schema;
-}
-
-/** The sign-in a failed call is waiting on, found in the error or its causes. */
-function signInRequired(error: unknown): McpSignInRequiredError | undefined {
-  for (
-    let current = error, depth = 0;
-    current instanceof Error && depth < 5;
-    current = current.cause, depth++
-  ) {
-    if (current instanceof McpSignInRequiredError) return current;
-  }
-  return undefined;
 }

@@ -449,3 +449,32 @@ export function refuseWithoutPkce(discovery: OAuthDiscoveryState): void {
     );
   }
 }
+
+/**
+ * The first error among `error` and its causes (five deep) that `match` picks.
+ *
+ * @example
+ * const signIn = findCause(error, (cause) => cause instanceof McpSignInRequiredError);
+ */
+export function findCause(error: unknown, match: (cause: Error) => boolean): Error | undefined {
+  for (
+    let current = error, depth = 0;
+    current instanceof Error && depth < 5;
+    current = current.cause, depth++
+  ) {
+    if (match(current)) return current;
+  }
+  return undefined;
+}
+
+/**
+ * The sign-in a failed start or call is waiting on, found in the error or its causes.
+ *
+ * @example
+ * if (signInRequiredOf(error)) setState('needs_login');
+ */
+export function signInRequiredOf(error: unknown): McpSignInRequiredError | undefined {
+  return findCause(error, (cause) => cause instanceof McpSignInRequiredError) as
+    | McpSignInRequiredError
+    | undefined;
+}
