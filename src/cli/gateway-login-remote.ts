@@ -63,7 +63,7 @@ export async function loginThroughGateway(options: RemoteLoginOptions, io: CliIo
     openBrowser(link.url, io.stderr, PREFIX);
   }
   io.stdout(
-    `The sign-in to ${server} finishes in the browser: once it says "Signed in", the gateway uses it for your calls only.${expires}\n`,
+    `The sign-in to ${server} finishes in the browser: once it says "Signed in", the gateway uses it for your calls only.${expires} The link is yours: whoever follows it signs in for you, so do not forward it.\n`,
   );
   return 0;
 }

@@ -71,7 +71,7 @@ export function upstreamTarget(spec: GatewayServer, context: UpstreamTargetConte
 export function upstreamAuth(spec: GatewayServer, context: UpstreamTargetContext): McpOAuth | undefined {
   const target = spec.target;
   if (target.kind === 'stdio' || target.oauth === undefined || context.tokens === undefined) return undefined;
-  const { clientId, clientSecret, clientMetadataUrl, scope } = target.oauth;
+  const { clientId, clientSecret, clientMetadataUrl, issuer, scope } = target.oauth;
   return {
     store: context.tokens,
     server: spec.name,
@@ -79,6 +79,7 @@ export function upstreamAuth(spec: GatewayServer, context: UpstreamTargetContext
     ...(clientId !== undefined ? { clientId } : {}),
     ...(clientSecret !== undefined ? { clientSecret } : {}),
     ...(clientMetadataUrl !== undefined ? { clientMetadataUrl } : {}),
+    ...(issuer !== undefined ? { issuer } : {}),
     ...(scope !== undefined ? { scope } : {}),
   };
 }

@@ -304,7 +304,7 @@ export async function connectMcpServer(
     const reason = error instanceof Error ? error.message : String(error);
     if (provider?.authorizationStarted) {
       throw new McpSignInError(
-        `The sign-in to ${provider.server} was refused: ${reason}. toolpact sends no token where the server, its metadata and its authorization server do not agree. Check the server's URL; if it is right, ask the server's operator to fix its OAuth set-up.`,
+        `The sign-in to ${provider.server} was refused: ${authorizationServerSaid(reason)}. toolpact sends no token where the server, its metadata and its authorization server do not agree. Check the server's URL; if it is right, ask the server's operator to fix its OAuth set-up.`,
         { cause: error },
       );
     }
@@ -397,4 +397,13 @@ function safeUrl(text: string): URL {
     throw new ToolDefinitionError('invalid_option', `"${text}" is not an http(s) URL.`);
   }
   return url;
+}
+
+/**
+ * An authorization server's refusal, without the body the SDK quotes after it ("Raw body: …"), and
+ * cut short: what a hostile server writes there can reach a model through a call's error.
+ */
+function authorizationServerSaid(reason: string): string {
+  const said = reason.split(/\s*Raw body:/)[0]!.trim();
+  return said.length > 300 ? `${said.slice(0, 300)}…` : said;
 }

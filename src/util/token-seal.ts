@@ -86,9 +86,13 @@ export function openRecord<Stored extends object>(
   where: string,
 ): Stored {
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(entry.iv, 'base64'));
+    const iv = Buffer.from(entry.iv, 'base64');
+    const tag = Buffer.from(entry.tag, 'base64');
+    // Only what seal() writes: a 12-byte IV and a whole 16-byte tag (a cut tag is easier to forge).
+    if (iv.length !== 12 || tag.length !== 16) throw new Error('not a sealed entry');
+    const decipher = createDecipheriv('aes-256-gcm', key.key, iv, { authTagLength: 16 });
     decipher.setAAD(Buffer.from(name, 'utf8'));
-    decipher.setAuthTag(Buffer.from(entry.tag, 'base64'));
+    decipher.setAuthTag(tag);
     const text = Buffer.concat([decipher.update(Buffer.from(entry.data, 'base64')), decipher.final()]);
     return JSON.parse(text.toString('utf8')) as Stored;
   } catch {

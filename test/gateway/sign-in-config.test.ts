@@ -154,6 +154,7 @@ describe("toolpact's oauth setting", () => {
               clientId: 'mine',
               clientSecretEnv: 'S_SECRET',
               clientMetadataUrl: 'https://example.com/client.json',
+              issuer: 'https://id.example.com',
               scope: 'tools:read',
             },
           },
@@ -169,6 +170,7 @@ describe("toolpact's oauth setting", () => {
         clientId: 'mine',
         clientSecret: 'from-env',
         clientMetadataUrl: 'https://example.com/client.json',
+        issuer: 'https://id.example.com',
         scope: 'tools:read',
         callbackPort: 9000,
       },
@@ -201,6 +203,18 @@ describe("toolpact's oauth setting", () => {
       'with a path',
     ],
     [{ clientSecret: 'x' }, 'invalid_config', '$.toolpact.servers.s.oauth', 'unknown key "clientSecret"'],
+    [
+      { clientId: 'mine', issuer: 'id.example.com' },
+      'invalid_config',
+      '$.toolpact.servers.s.oauth.issuer',
+      'issuer URL',
+    ],
+    [
+      { issuer: 'https://id.example.com' },
+      'invalid_config',
+      '$.toolpact.servers.s.oauth',
+      'without a client id',
+    ],
   ])('%j is refused (%s at %s)', (oauth, code, path, words) => {
     const file = write('.mcp.json', {
       mcpServers: { s: { type: 'http', url: URL } },

@@ -160,7 +160,7 @@ describe('refusals', () => {
     }
   });
 
-  test('without issuer, the secret is bound to the first authorization server: a server that moves it later gets nothing', async () => {
+  test('without issuer, the secret is bound to the first authorization server the server used, for everyone: a server that moves it later gets nothing', async () => {
     const store = memoryTokenStore();
     const auth = {
       store,
@@ -171,13 +171,18 @@ describe('refusals', () => {
     };
     const first = await connectMcpServer({ url }, { auth });
     await first.close();
-    expect((await store.read('notes', 'local'))?.clientIssuer).toBe(provider.issuer);
     const hostile = await startHostile();
     try {
       const failure = await connectMcpServer({ url: hostile.target }, { auth }).catch(
         (error: unknown) => error,
       );
       expectNothingSent(failure, hostile.seen);
+      // The binding is the server's, not one person's: someone signing in for the first time is held to it.
+      const newcomer = await connectMcpServer(
+        { url: hostile.target },
+        { auth: { ...auth, principal: 'auth:newcomer@https://id.example' } },
+      ).catch((error: unknown) => error);
+      expectNothingSent(newcomer, hostile.seen);
     } finally {
       await hostile.close();
     }

@@ -136,6 +136,23 @@ describe('fileTokenStore', () => {
     expect(error.message).toContain(`A sign-in in ${file} does not open with this key`);
   });
 
+  test('an entry whose tag was cut short does not open (a 4-byte GCM tag is easy to forge)', async () => {
+    const file = freshFile();
+    const store = fileTokenStore(file, { key: KEY });
+    await store.write(SERVER, PRINCIPAL, record);
+    const contents = JSON.parse(readFileSync(file, 'utf8')) as {
+      entries: Record<string, { tag: string }>;
+    };
+    const [name] = Object.keys(contents.entries);
+    const entry = contents.entries[name!]!;
+    // The first four bytes of the right tag: Node checks only as many bytes as it is given.
+    entry.tag = Buffer.from(entry.tag, 'base64').subarray(0, 4).toString('base64');
+    writeFileSync(file, JSON.stringify(contents));
+    const error = await thrown(() => store.read(SERVER, PRINCIPAL));
+    expect(error).toBeInstanceOf(TokenStoreError);
+    expect(error.message).toContain('does not open with this key');
+  });
+
   test('another key: refused, naming TOOLPACT_TOKEN_KEY and what to do, and the file left as it was', async () => {
     const file = freshFile();
     await fileTokenStore(file, { env: { TOOLPACT_TOKEN_KEY: KEY } }).write(SERVER, PRINCIPAL, record);

@@ -10,7 +10,7 @@ import type { GatewayOAuth, HostDialect } from './types.js';
 import { expandVariables, type VariableScope } from './variables.js';
 
 /** The keys of `toolpact.servers.<name>.oauth`. */
-const TOOLPACT_KEYS = ['clientId', 'clientSecretEnv', 'clientMetadataUrl', 'scope'];
+const TOOLPACT_KEYS = ['clientId', 'clientSecretEnv', 'clientMetadataUrl', 'issuer', 'scope'];
 
 /** Where each host keeps an entry's OAuth settings, and the keys it documents there. */
 const HOST_OAUTH: {
@@ -105,7 +105,8 @@ export function hostOAuth(
 
 /**
  * `toolpact.servers.<name>.oauth`: `clientId`, `clientSecretEnv` (the name of the environment variable
- * holding the secret, read here), `clientMetadataUrl` (https, with a path) and `scope`.
+ * holding the secret, read here), `clientMetadataUrl` (https, with a path), `issuer` (the
+ * authorization server that registered the client) and `scope`.
  */
 export function parseOAuthSettings(raw: unknown, path: string, scope: VariableScope): GatewayOAuth {
   if (!isRecord(raw)) {
@@ -162,18 +163,42 @@ export function parseOAuthSettings(raw: unknown, path: string, scope: VariableSc
     }
     oauth.clientMetadataUrl = metadata;
   }
+  const issuer = text('issuer');
+  if (issuer !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(issuer);
+    } catch {
+      url = undefined;
+    }
+    if (url?.protocol !== 'https:' && url?.protocol !== 'http:') {
+      invalid(
+        scope,
+        `${path}.issuer`,
+        `must be the issuer URL of the authorization server that registered the client, such as "https://github.com/login/oauth", received ${describe(issuer)}.`,
+      );
+    }
+    oauth.issuer = issuer;
+  }
   const scopes = text('scope');
   if (scopes !== undefined) oauth.scope = scopes;
   return oauth;
 }
 
-/** Refuses a client secret without its client id, naming where the secret came from. */
+/** Refuses a client secret or an issuer without its client id, naming where it came from. */
 export function checkClientPair(oauth: GatewayOAuth, path: string, scope: ErrorScope): void {
   if (oauth.clientSecret !== undefined && oauth.clientId === undefined) {
     invalid(
       scope,
       path,
       'gives a client secret without a client id. Give the id of the client the secret belongs to ("clientId"), or leave the secret out.',
+    );
+  }
+  if (oauth.issuer !== undefined && oauth.clientId === undefined) {
+    invalid(
+      scope,
+      path,
+      'gives an issuer without a client id: "issuer" names the authorization server that registered "clientId". Give the client id too, or leave the issuer out.',
     );
   }
 }

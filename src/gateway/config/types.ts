@@ -45,6 +45,11 @@ export interface GatewayOAuth {
   readonly clientSecret?: string;
   /** The https URL of this client's Client ID Metadata Document. */
   readonly clientMetadataUrl?: string;
+  /**
+   * The authorization server that registered `clientId`: its credentials go there only. Without it, a
+   * client with a secret is bound to the first authorization server the MCP server sends it to.
+   */
+  readonly issuer?: string;
   /** The scopes to ask for, space-separated; by default those of the server's challenge or metadata. */
   readonly scope?: string;
   /** The loopback port `gateway login` listens on for the redirect (default: a free one). */

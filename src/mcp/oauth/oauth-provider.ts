@@ -118,6 +118,11 @@ export class McpSignInError extends Error {
 }
 
 export const LOCAL_PRINCIPAL = 'local';
+/**
+ * Where the authorization server a configured client is bound to is kept, beside the server's
+ * sign-ins: a name no principal has (a principal is `local` or `auth:…`).
+ */
+const CLIENT_PIN = '\u0000client-issuer';
 /** A token this close to its expiry is refreshed before it is sent. */
 const EXPIRY_MARGIN_MS = 30_000;
 const FALLBACK_REDIRECT = 'http://127.0.0.1/callback';
@@ -136,6 +141,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    * not ended with tokens kept: a failure then is the sign-in's.
    */
   authorizationStarted = false;
+  /** The SDK read the verifier: the tokens it saves next come from a redeemed code. */
+  private verifierRead = false;
   /** Signs token requests with the client's key (`private_key_jwt`); the SDK's own client auth otherwise. */
   readonly addClientAuthentication?: AddClientAuthentication;
   private readonly clientCredentials: boolean;
@@ -239,18 +246,19 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       if (this.options.clientMetadataUrl && takesDocument === true)
         return record.client?.client_id === this.options.clientMetadataUrl ? record.client : undefined;
       // A client with a secret or key and no issuer is bound to the first authorization server it is
-      // used with, so that a server cannot later send its credentials somewhere else.
+      // used with, by anyone: kept once per server (not per person), so that a server cannot send a
+      // later sign-in's credentials somewhere else.
       const holdsSecret = this.options.clientSecret !== undefined || this.options.clientKey !== undefined;
-      if (
-        holdsSecret &&
-        this.options.issuer === undefined &&
-        record.clientIssuer === undefined &&
-        ctx?.issuer
-      ) {
-        await this.update((current) => ({ ...current, clientIssuer: ctx.issuer }));
+      let pinned: string | undefined;
+      if (holdsSecret && this.options.issuer === undefined) {
+        const pin = await this.options.store.read(this.server, CLIENT_PIN);
+        pinned = pin?.clientIssuer ?? record.clientIssuer;
+        if (pinned === undefined && ctx?.issuer) {
+          await this.options.store.write(this.server, CLIENT_PIN, { clientIssuer: ctx.issuer });
+          pinned = ctx.issuer;
+        }
       }
-      const registeredWith =
-        this.options.issuer ?? (holdsSecret ? (record.clientIssuer ?? ctx?.issuer) : undefined);
+      const registeredWith = this.options.issuer ?? (holdsSecret ? pinned : undefined);
       if (
         registeredWith !== undefined &&
         ctx?.issuer !== undefined &&
@@ -301,9 +309,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
           : {}),
         obtainedAt: Date.now(),
       },
-      verifier: undefined,
-      state: undefined,
+      // A code was redeemed: its sign-in is over. A refresh leaves a sign-in under way untouched.
+      ...(this.verifierRead ? { verifier: undefined, state: undefined } : {}),
     }));
+    this.verifierRead = false;
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
@@ -321,6 +330,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async codeVerifier(): Promise<string> {
+    this.verifierRead = true;
     const verifier = (await this.record()).verifier;
     if (!verifier) throw new McpSignInError('No sign-in is under way for this server: start it again.');
     return verifier;
