@@ -1,4 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -208,10 +217,30 @@ describe('fileTokenStore', () => {
   test('a key file that is not a key is refused, naming the file', async () => {
     const file = freshFile();
     await fileTokenStore(file, { key: KEY }).write(SERVER, PRINCIPAL, record);
-    writeFileSync(`${file}.key`, 'not a key\n');
+    writeFileSync(`${file}.key`, 'not a key\n', { mode: 0o600 });
     const error = await thrown(() => fileTokenStore(file, { env: {} }).read(SERVER, PRINCIPAL));
     expect(error).toBeInstanceOf(TokenStoreError);
     expect(error.message).toContain(`${file}.key must be 32 random bytes`);
+  });
+
+  test('a key file others can read, or a symbolic link in its place, is not used', async () => {
+    const file = freshFile();
+    const store = fileTokenStore(file, { env: {} });
+    await store.write(SERVER, PRINCIPAL, record);
+    const keyFile = `${file}.key`;
+    chmodSync(keyFile, 0o644);
+    const open = await thrown(() => fileTokenStore(file, { env: {} }).read(SERVER, PRINCIPAL));
+    expect(open).toBeInstanceOf(TokenStoreError);
+    expect(open.message).toContain(`${keyFile} can be read or written by others (mode 644)`);
+
+    // Someone plants a link to a key of their choosing where the key file was.
+    const planted = join(file, '..', 'planted.key');
+    writeFileSync(planted, `${OTHER_KEY}\n`, { mode: 0o600 });
+    rmSync(keyFile);
+    symlinkSync(planted, keyFile);
+    const linked = await thrown(() => fileTokenStore(file, { env: {} }).read(SERVER, PRINCIPAL));
+    expect(linked).toBeInstanceOf(TokenStoreError);
+    expect(linked.message).toContain(`${keyFile} is a symbolic link`);
   });
 
   test.each([

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type {
@@ -200,7 +200,10 @@ function resolveKey(file: string, options: FileTokenStoreOptions): TokenKey {
   const configured = configuredTokenKey(options);
   if (configured) return configured;
   const keyFile = `${file}.key`;
-  const fromFile = () => ({ key: parseTokenKey(readFileSync(keyFile, 'utf8'), keyFile), source: keyFile });
+  const fromFile = () => {
+    refuseForeignKeyFile(keyFile);
+    return { key: parseTokenKey(readFileSync(keyFile, 'utf8'), keyFile), source: keyFile };
+  };
   try {
     return fromFile();
   } catch (error) {
@@ -216,6 +219,29 @@ function resolveKey(file: string, options: FileTokenStoreOptions): TokenKey {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return fromFile();
     throw new TokenStoreError(
       `Could not write the token key ${keyFile}: ${(error as Error).message}. Set TOOLPACT_TOKEN_KEY instead (openssl rand -hex 32).`,
+    );
+  }
+}
+
+/**
+ * Refuses a key file that someone else could have chosen or can read: a symbolic link, one owned by
+ * another user, or one with any group or other permission. A missing file throws ENOENT as before.
+ */
+function refuseForeignKeyFile(keyFile: string): void {
+  const stat = lstatSync(keyFile);
+  const uid = process.getuid?.();
+  const problem = stat.isSymbolicLink()
+    ? 'is a symbolic link'
+    : !stat.isFile()
+      ? 'is not a file'
+      : uid !== undefined && stat.uid !== uid
+        ? `belongs to another user (uid ${stat.uid})`
+        : (stat.mode & 0o077) !== 0
+          ? `can be read or written by others (mode ${(stat.mode & 0o777).toString(8)})`
+          : undefined;
+  if (problem) {
+    throw new TokenStoreError(
+      `The token key ${keyFile} ${problem}, so it is not used: a key someone else chose or can read would open every sign-in. Remove it and sign in again (a new key is made, mode 0600), or set TOOLPACT_TOKEN_KEY (openssl rand -hex 32).`,
     );
   }
 }
