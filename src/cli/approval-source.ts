@@ -24,7 +24,8 @@ export class DecisionRefused extends Error {
 
 /** The environment variable a credential is read from by default. */
 export const TOKEN_VARIABLE = 'TOOLPACT_TOKEN';
-const TIMEOUT_MS = 30_000;
+/** Longest wait for a server's answer, in milliseconds. */
+export const TIMEOUT_MS = 30_000;
 
 /** The store at a `postgres://` URL, decided on as the local process. */
 export async function storeSource(url: string): Promise<ApprovalSource> {
@@ -160,12 +161,7 @@ export function endpointOf(server: string, flag = '--server'): URL {
 
 // What an error answer means for the person at the terminal: exit 1 for what cannot be decided, 2 else.
 function answerError(response: Response, text: string, target: string, variable: string): Error {
-  let problem: { type?: unknown; message?: unknown } | undefined;
-  try {
-    problem = (JSON.parse(text) as { error?: { type?: unknown; message?: unknown } }).error;
-  } catch {}
-  const type = typeof problem?.type === 'string' ? problem.type : undefined;
-  const said = typeof problem?.message === 'string' ? problem.message : undefined;
+  const { type, said } = problemOf(text);
   const status = response.status;
   if (type === 'unknown_approval' || type === 'not_pending' || type === 'not_allowed') {
     return new DecisionRefused(said ?? `${status} ${type}`);
@@ -180,17 +176,47 @@ function answerError(response: Response, text: string, target: string, variable:
       `${target} refused the credential in ${variable}: ${said ?? 'a scope is missing'} Get a token with the scopes named.`,
     );
   }
+  return otherRefusal(response, type, said, {
+    target,
+    flag: '--server',
+    speaker: "toolpact's approvals API",
+  });
+}
+
+/** The `{ error: { type, message } }` body of a toolpact HTTP API's error answer, as far as it is one. */
+export function problemOf(text: string): { readonly type?: string; readonly said?: string } {
+  let problem: { type?: unknown; message?: unknown } | undefined;
+  try {
+    problem = (JSON.parse(text) as { error?: { type?: unknown; message?: unknown } }).error;
+  } catch {}
+  return {
+    ...(typeof problem?.type === 'string' ? { type: problem.type } : {}),
+    ...(typeof problem?.message === 'string' ? { said: problem.message } : {}),
+  };
+}
+
+/**
+ * An error answer no caller reads in its own way: a redirect (the credential is not sent on), an
+ * answer that is not a toolpact API's, or a problem said as it came.
+ */
+export function otherRefusal(
+  response: Response,
+  type: string | undefined,
+  said: string | undefined,
+  asked: { readonly target: string; readonly flag: string; readonly speaker: string },
+): Error {
+  const status = response.status;
   if (status >= 300 && status < 400) {
     return new InputError(
-      `${target} answered a redirect (${status}) to ${response.headers.get('location') ?? 'nowhere'}; the credential is not sent on. Give the URL it redirects to as --server.`,
+      `${asked.target} answered a redirect (${status}) to ${response.headers.get('location') ?? 'nowhere'}; the credential is not sent on. Give the URL it redirects to as ${asked.flag}.`,
     );
   }
   if (type === undefined) {
     return new InputError(
-      `${target} answered ${status} ${response.statusText}, not as toolpact's approvals API: give the server's MCP endpoint URL as --server (e.g. https://tools.example.com/mcp), the one MCP clients use.`,
+      `${asked.target} answered ${status} ${response.statusText}, not as ${asked.speaker}: give the server's MCP endpoint URL as ${asked.flag} (e.g. https://tools.example.com/mcp), the one MCP clients use.`,
     );
   }
-  return new InputError(`${target} answered ${status} ${type}: ${said ?? 'no reason given'}`);
+  return new InputError(`${asked.target} answered ${status} ${type}: ${said ?? 'no reason given'}`);
 }
 
 /** Why a request got no answer, in a few words (a timeout, the connection's error code). */

@@ -1,10 +1,17 @@
 /** `gateway login <server> --gateway <url>`: a person's own sign-in, through a team gateway's link. */
-import { credentialOf, endpointOf, reasonOf, TOKEN_VARIABLE } from './approval-source.js';
+import {
+  credentialOf,
+  endpointOf,
+  otherRefusal,
+  problemOf,
+  reasonOf,
+  TIMEOUT_MS,
+  TOKEN_VARIABLE,
+} from './approval-source.js';
 import { type CliIo, type ExitCode, InputError, UsageError } from './io.js';
 import { openBrowser } from './open-browser.js';
 
 const PREFIX = 'toolpact gateway login';
-const TIMEOUT_MS = 30_000;
 
 /** What `--gateway` login reads from the command line. */
 export interface RemoteLoginOptions {
@@ -85,27 +92,12 @@ function linkOf(text: string, target: string): { url: string; expiresAt: string 
 
 /** What an error answer of the gateway means for the person at the terminal. */
 function refusal(response: Response, text: string, target: string, variable: string): Error {
-  let problem: { type?: unknown; message?: unknown } | undefined;
-  try {
-    problem = (JSON.parse(text) as { error?: { type?: unknown; message?: unknown } }).error;
-  } catch {}
-  const type = typeof problem?.type === 'string' ? problem.type : undefined;
-  const said = typeof problem?.message === 'string' ? problem.message : 'no reason given';
+  const { type, said } = problemOf(text);
   const status = response.status;
-  if (status >= 300 && status < 400) {
-    return new InputError(
-      `${target} answered a redirect (${status}) to ${response.headers.get('location') ?? 'nowhere'}; the credential is not sent on. Give the URL it redirects to as --gateway.`,
-    );
-  }
   if (status === 401 || status === 403) {
     return new InputError(
-      `${target} refused the credential in ${variable} (${status}${type ? ` ${type}` : ''}): ${said} Set ${variable} to your own access token for the gateway (its audience is the gateway's resource URI) or a toolpact API key.`,
+      `${target} refused the credential in ${variable} (${status}${type ? ` ${type}` : ''}): ${said ?? 'no reason given'} Set ${variable} to your own access token for the gateway (its audience is the gateway's resource URI) or a toolpact API key.`,
     );
   }
-  if (type === undefined) {
-    return new InputError(
-      `${target} answered ${status} ${response.statusText}, not as a toolpact gateway: give the gateway's MCP endpoint URL as --gateway (e.g. https://tools.example.com/mcp), the one MCP clients use.`,
-    );
-  }
-  return new InputError(`${target} answered ${status} ${type}: ${said}`);
+  return otherRefusal(response, type, said, { target, flag: '--gateway', speaker: 'a toolpact gateway' });
 }

@@ -4,6 +4,7 @@ import { json, problem, refuseAuth } from '../mcp/http-problem.js';
 import type { HttpRoute, HttpRouteContext } from '../mcp/http-route.js';
 import { type McpOAuth, McpSignInError, StoredOAuthProvider } from '../mcp/oauth/oauth-provider.js';
 import { checkRequestOrigin } from '../mcp/origin-check.js';
+import { cookieValue, escapeHtml, firstHeader } from '../util/http-text.js';
 import { upstreamPrincipalId } from './principal-upstreams.js';
 import { type PendingRefusal, PendingSignIns } from './team-signin-pending.js';
 
@@ -218,7 +219,10 @@ async function complete(
   callbackUrl: string,
 ): Promise<void> {
   const state = params.get('state');
-  const taken = state === null ? 'unknown' : link.pending.take(state, (name) => cookieOf(request, name));
+  const taken =
+    state === null
+      ? 'unknown'
+      : link.pending.take(state, (name) => cookieValue(request.headers.cookie, name));
   if (typeof taken === 'string')
     return page(response, taken === 'unbound' ? 403 : 400, refusedText(taken, undefined));
   response.setHeader(
@@ -321,14 +325,6 @@ function refusedText(refusal: PendingRefusal, server: string | undefined): strin
   }
 }
 
-function cookieOf(request: IncomingMessage, name: string): string | undefined {
-  for (const pair of (request.headers.cookie ?? '').split(';')) {
-    const at = pair.indexOf('=');
-    if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim();
-  }
-  return undefined;
-}
-
 function page(response: ServerResponse, status: number, text: string): void {
   response
     .writeHead(status, {
@@ -336,12 +332,4 @@ function page(response: ServerResponse, status: number, text: string): void {
       'Content-Security-Policy': "default-src 'none'",
     })
     .end(`<!doctype html><meta charset="utf-8"><title>toolpact sign-in</title><p>${escapeHtml(text)}</p>\n`);
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Principal } from '../dispatch/principal.js';
 import type { DeciderCondition } from '../policy/policy.js';
+import { firstHeader } from '../util/http-text.js';
 import { json, problem, refuseAuth } from './http-problem.js';
 import { readJsonBody } from './json-body.js';
 import { checkRequestOrigin, type OriginPolicy } from './origin-check.js';
@@ -253,8 +254,4 @@ function unknownApproval(response: ServerResponse, id: string): void {
     'unknown_approval',
     `There is no approval "${id}". List the pending ones with GET …/approvals (toolpact approvals list --server <url>).`,
   );
-}
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

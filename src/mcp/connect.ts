@@ -294,7 +294,6 @@ export async function connectMcpServer(
     }
   } catch (error) {
     await client.close().catch(() => {});
-    if (error instanceof McpSignInRequiredError || error instanceof McpSignInError) throw error;
     const signInError =
       findCause(
         error,

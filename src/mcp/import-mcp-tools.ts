@@ -199,6 +199,15 @@ export async function importMcpTools(
       : {}),
   });
   const client = connection.client;
+  // Sends a request again, once, after finishing a sign-in it left under way (with `auth.signIn`).
+  const afterSignIn = async <T>(send: () => Promise<T>, signal?: AbortSignal): Promise<T> => {
+    try {
+      return await send();
+    } catch (error) {
+      if (!signal?.aborted && (await connection.completeSignIn())) return send();
+      throw error;
+    }
+  };
   // Runs a remote call as the given registry call, so an elicitation can say which tool asks.
   const track = <T>(call: UpstreamCall, run: () => Promise<T>): Promise<T> => {
     running.add(call);
@@ -215,15 +224,10 @@ export async function importMcpTools(
   let closing: Promise<void> | undefined;
 
   const load = async (cacheMode: 'use' | 'refresh' = 'refresh') => {
-    const list = () => listServerTools(client, options.maxTools ?? DEFAULT_MAX_TOOLS, cacheMode);
-    let listed: Awaited<ReturnType<typeof list>>;
-    try {
-      listed = await list();
-    } catch (error) {
-      // A sign-in the server asked for again (its authorization server moved, or the token lapsed).
-      if (!(await connection.completeSignIn())) throw error;
-      listed = await list();
-    }
+    // A sign-in the server asked for again (its authorization server moved, or the token lapsed).
+    const listed = await afterSignIn(() =>
+      listServerTools(client, options.maxTools ?? DEFAULT_MAX_TOOLS, cacheMode),
+    );
     // A listing that comes back after close() must not bring the tools back.
     if (closing) return;
     freshUntil = Date.now() + listed.ttlMs;
@@ -273,27 +277,24 @@ export async function importMcpTools(
             description ||
             `${remote.title ?? remote.annotations?.title ?? remote.name} (the MCP server "${label}" gives no description).`,
           call: (call) =>
-            track({ tool: call.tool, remoteName: call.remoteName, state: call.state }, async () => {
-              const send = () =>
-                client.callTool(
-                  {
-                    name: call.remoteName,
-                    arguments: call.arguments,
-                    ...(call.meta ? { _meta: call.meta } : {}),
-                  },
-                  {
-                    signal: call.signal,
-                    ...(options.requestTimeoutMs ? { timeout: options.requestTimeoutMs } : {}),
-                  },
-                );
-              try {
-                return await send();
-              } catch (error) {
-                // A step-up (insufficient_scope) or a lapsed sign-in that the person can finish now.
-                if (!call.signal.aborted && (await connection.completeSignIn())) return await send();
-                throw error;
-              }
-            }),
+            track({ tool: call.tool, remoteName: call.remoteName, state: call.state }, () =>
+              // A step-up (insufficient_scope) or a lapsed sign-in that the person can finish now.
+              afterSignIn(
+                () =>
+                  client.callTool(
+                    {
+                      name: call.remoteName,
+                      arguments: call.arguments,
+                      ...(call.meta ? { _meta: call.meta } : {}),
+                    },
+                    {
+                      signal: call.signal,
+                      ...(options.requestTimeoutMs ? { timeout: options.requestTimeoutMs } : {}),
+                    },
+                  ),
+                call.signal,
+              ),
+            ),
         });
         built.push(tool);
         for (const entry of dropped)

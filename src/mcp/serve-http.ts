@@ -15,6 +15,7 @@ import { type Authenticator, type AuthRefusal, openAuthenticator } from '../auth
 import { type Principal, principalKey } from '../dispatch/principal.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
+import { firstHeader } from '../util/http-text.js';
 import { INSECURE_WARNING, INSECURE_WARNING_HEADER } from '../util/insecure-warning.js';
 import { type ApprovalsApiStore, approvalsApi } from './approvals-api.js';
 import {
@@ -572,8 +573,4 @@ function rpcError(
 function plain(response: ServerResponse, status: number, message: string): void {
   response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
   response.end(`${message}\n`);
-}
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -25,6 +25,9 @@ export interface PostgresTokenStoreOptions {
 /** What {@link postgresTokenStore} answers: an MCP token store (`McpTokenStore` of `toolpact/mcp`). */
 export type PostgresTokenStore = SealedRecordStore;
 
+/** How long a check that the rows hold no other key is trusted, in milliseconds. */
+const KEY_CHECK_MS = 60_000;
+
 /**
  * The fleet's store of sign-ins to remote MCP servers, in the `mcp_tokens` table of the shared store,
  * sealed as the token file seals them (AES-256-GCM, the row named by an HMAC of server and principal
@@ -56,11 +59,23 @@ export function postgresTokenStore(
       `The sign-ins in ${where} were sealed with another key (key id ${found}) than ${key.source} (key id ${keyId}). Give every replica the key they were written with, or remove the sign-ins (toolpact gateway logout <server>) and sign in again.`,
     );
   };
-  const checkNoOtherKey = async () => {
-    const other = await query(pool, where, 'SELECT key_id FROM mcp_tokens WHERE key_id <> $1 LIMIT 1', [
-      keyId,
-    ]);
-    if (other.rows.length > 0) refuseOtherKey(String(other.rows[0]!.key_id));
+  // A passed check holds for a minute: a replica with another key is refused by its own check, and
+  // calls of people who have not signed in (each a read that finds nothing) cost no extra query.
+  let checked: { readonly at: number; readonly done: Promise<void> } | undefined;
+  const checkNoOtherKey = () => {
+    if (checked === undefined || Date.now() - checked.at > KEY_CHECK_MS) {
+      const done = (async () => {
+        const other = await query(pool, where, 'SELECT key_id FROM mcp_tokens WHERE key_id <> $1 LIMIT 1', [
+          keyId,
+        ]);
+        if (other.rows.length > 0) refuseOtherKey(String(other.rows[0]!.key_id));
+      })();
+      checked = { at: Date.now(), done };
+      done.catch(() => {
+        checked = undefined;
+      });
+    }
+    return checked.done;
   };
 
   return {

@@ -17,6 +17,7 @@ import type { Policy } from '../policy/policy.js';
 import { createPolicyGate, type PolicyDecision, type PolicyGate } from '../policy/policy-gate.js';
 import type { CallRecord, Registry, RegistryOptions } from '../registry/registry.js';
 import type { PostgresStore } from '../store/postgres-store.js';
+import { cookieValue, escapeHtml } from '../util/http-text.js';
 import { INSECURE_WARNING, INSECURE_WARNING_HEADER } from '../util/insecure-warning.js';
 import { type ApprovalChoice, ApprovalQueue } from './approval-queue.js';
 import {
@@ -32,15 +33,9 @@ import {
   studioOverview,
   studioToolDetail,
 } from './studio-model.js';
-import {
-  cookieValue,
-  openStudioSignIn,
-  type StudioSession,
-  type StudioSignIn,
-  setCookie,
-} from './studio-signin.js';
+import { openStudioSignIn, type StudioSession, type StudioSignIn, setCookie } from './studio-signin.js';
 import { hasSearchIndex, searchStudioTools } from './tool-search.js';
-import { contentSecurityPolicy, escapeHtml, loadUiAssets, modulePaths, renderPage } from './ui-assets.js';
+import { contentSecurityPolicy, loadUiAssets, modulePaths, renderPage } from './ui-assets.js';
 import { watchFiles } from './watch-files.js';
 
 /** What the studio shows: a registry built with the studio's gate options, and how to let it go. */

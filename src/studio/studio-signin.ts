@@ -308,21 +308,6 @@ export function setCookie(
   ].join('; ');
 }
 
-/**
- * The value of the cookie `name` in a `Cookie` header, or undefined.
- *
- * @example
- * cookieValue('a=1; toolpact-studio-4400=xyz', 'toolpact-studio-4400'); // 'xyz'
- */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
-  }
-  return undefined;
-}
-
 function textOf(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, 200) : undefined;
 }

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { escapeHtml } from '../util/http-text.js';
 
 /** A file the page loads: its bytes and its content type. */
 export interface Asset {
@@ -129,14 +130,4 @@ export function contentSecurityPolicy(nonce: string): string {
     "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
-}
-
-/**
- * Text made safe inside HTML text and attribute values.
- *
- * @example
- * escapeHtml('<b>'); // '&#60;b&#62;'
- */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }

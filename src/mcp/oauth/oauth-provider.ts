@@ -53,8 +53,9 @@ export interface McpOAuth {
   /**
    * The issuer URL of the authorization server that registered {@link clientId}. Given, the
    * client's credentials go to that server only: a server whose metadata sends the sign-in to
-   * another is refused before anything is sent there. Without it they go to the authorization server
-   * the MCP server names, so a hostile MCP server could collect a `clientSecret`.
+   * another is refused before anything is sent there. Without it, a client with a secret or key is
+   * bound to the first authorization server the MCP server sends anyone to (kept in `store`, once
+   * per server), which a hostile MCP server could choose on that first sign-in: give it.
    */
   readonly issuer?: string;
   /**
@@ -252,7 +253,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       let pinned: string | undefined;
       if (holdsSecret && this.options.issuer === undefined) {
         const pin = await this.options.store.read(this.server, CLIENT_PIN);
-        pinned = pin?.clientIssuer ?? record.clientIssuer;
+        pinned = pin?.clientIssuer;
         if (pinned === undefined && ctx?.issuer) {
           await this.options.store.write(this.server, CLIENT_PIN, { clientIssuer: ctx.issuer });
           pinned = ctx.issuer;
@@ -290,8 +291,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async tokens(ctx?: OAuthClientInformationContext): Promise<StoredOAuthTokens | undefined> {
-    if (ctx === undefined) await this.refreshIfExpiring();
-    const tokens = (await this.record()).tokens;
+    let record = await this.record();
+    // Before every request (no ctx): a token about to expire is refreshed first.
+    if (ctx === undefined && (await this.refreshIfExpiring(record))) record = await this.record();
+    const tokens = record.tokens;
     if (!tokens) return undefined;
     const { obtainedAt: _obtainedAt, ...rest } = tokens;
     return rest as StoredOAuthTokens;
@@ -372,19 +375,15 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   async refusal(error: unknown): Promise<McpSignInError | undefined> {
     if (!this.clientCredentials) return undefined;
     const { OAuthError } = await import('@modelcontextprotocol/client');
-    for (
-      let current = error, depth = 0;
-      current instanceof Error && depth < 5;
-      current = current.cause, depth++
-    ) {
-      if (!OAuthError.isInstance(current)) continue;
-      const proof = this.options.clientKey !== undefined ? 'clientKey' : 'clientSecret';
-      return new McpSignInError(
-        `The authorization server refused the client "${this.options.clientId}" signing in to ${this.server}: ${current.code}${current.message ? ` (${current.message})` : ''}. Check the clientId and its ${proof} against the client the authorization server registered, and that it may use the client_credentials grant.`,
-        { cause: error },
-      );
-    }
-    return undefined;
+    const refused = findCause(error, (cause) => OAuthError.isInstance(cause)) as
+      | InstanceType<typeof OAuthError>
+      | undefined;
+    if (!refused) return undefined;
+    const proof = this.options.clientKey !== undefined ? 'clientKey' : 'clientSecret';
+    return new McpSignInError(
+      `The authorization server refused the client "${this.options.clientId}" signing in to ${this.server}: ${refused.code}${refused.message ? ` (${refused.message})` : ''}. Check the clientId and its ${proof} against the client the authorization server registered, and that it may use the client_credentials grant.`,
+      { cause: error },
+    );
   }
 
   /**
@@ -410,15 +409,14 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    * refresh leaves the token as it is: the server's 401 then runs the SDK's own path, which moves to
    * a new sign-in.
    */
-  private async refreshIfExpiring(): Promise<void> {
-    const record = await this.record();
+  private async refreshIfExpiring(record: McpSignInRecord): Promise<boolean> {
     const tokens = record.tokens;
-    if (!tokens || (!tokens.refresh_token && !this.clientCredentials)) return;
-    if (tokens.expires_in === undefined || tokens.obtainedAt === undefined) return;
+    if (!tokens || (!tokens.refresh_token && !this.clientCredentials)) return false;
+    if (tokens.expires_in === undefined || tokens.obtainedAt === undefined) return false;
     // A token shorter-lived than twice the margin is refreshed at half its life, not before every use.
     const margin = Math.min(EXPIRY_MARGIN_MS, (tokens.expires_in * 1_000) / 2);
-    if (tokens.obtainedAt + tokens.expires_in * 1_000 - margin > Date.now()) return;
-    if (Date.now() - this.lastRefreshFailed < 5_000) return;
+    if (tokens.obtainedAt + tokens.expires_in * 1_000 - margin > Date.now()) return false;
+    if (Date.now() - this.lastRefreshFailed < 5_000) return false;
     this.refreshing ??= (async () => {
       const { auth } = await import('@modelcontextprotocol/client');
       try {
@@ -435,6 +433,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       this.refreshing = undefined;
     });
     await this.refreshing;
+    return true;
   }
 }
 

@@ -38,8 +38,8 @@ export interface McpSignInRecord {
   /** The `state` of the sign-in under way. */
   readonly state?: string;
   /**
-   * The authorization server a configured client (id with a secret or key, and no `issuer` option)
-   * was first used with: its credentials go to that one only.
+   * In the server's own record (not a person's): the authorization server a configured client (id
+   * with a secret or key, and no `issuer` option) was first used with; its credentials go there only.
    */
   readonly clientIssuer?: string;
 }
