@@ -70,6 +70,7 @@ export type {
   BeforeCallHook,
   GateDecision,
   GateRequest,
+  GateTarget,
   PauseAnswer,
   PendingApproval,
   ResumedDecision,
