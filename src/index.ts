@@ -10,6 +10,7 @@ export {
   type BlobResourceContents,
   CONTENT_BLOCK_TYPES,
   type ContentBlock,
+  type ContentType,
   content,
   DEFAULT_MAX_BINARY_BYTES,
   type EmbeddedResourceBlock,

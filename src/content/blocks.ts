@@ -58,8 +58,11 @@ export interface EmbeddedResourceBlock {
 /** One block of a tool's result. */
 export type ContentBlock = TextBlock | ImageBlock | AudioBlock | ResourceLinkBlock | EmbeddedResourceBlock;
 
+/** The type of a block: `text`, `image`, `audio`, `resource_link` or `resource`. */
+export type ContentType = ContentBlock['type'];
+
 /** Every block type, in a stable order (for docs, provider tables and meta-tests). */
-export const CONTENT_BLOCK_TYPES: readonly ContentBlock['type'][] = Object.freeze([
+export const CONTENT_BLOCK_TYPES: readonly ContentType[] = Object.freeze([
   'text',
   'image',
   'audio',

@@ -6,6 +6,7 @@ export type {
   AudioBlock,
   BlobResourceContents,
   ContentBlock,
+  ContentType,
   EmbeddedResourceBlock,
   ImageBlock,
   ResourceLinkBlock,

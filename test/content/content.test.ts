@@ -4,13 +4,16 @@ import { sentContentOf } from '../../src/content/carried.js';
 import { limitContent } from '../../src/content/limit-content.js';
 import {
   type CallRecord,
+  CONTENT_BLOCK_TYPES,
   content,
   DEFAULT_MAX_BINARY_BYTES,
   defineTool,
   Registry,
   ToolDefinitionError,
   toolResult,
+  toProviderTools,
 } from '../../src/index.js';
+import { RESULT_CONTENT } from '../../src/schema/index.js';
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const PNG_BASE64 = Buffer.from(PNG).toString('base64');
@@ -236,5 +239,37 @@ describe('limits', () => {
   test('what fits comes back as the same object', () => {
     const result = { content: [content.text('short')] };
     expect(limitContent(result, { maxChars: 1_000, maxBinaryBytes: 0 })).toBe(result);
+  });
+});
+
+describe('declared content', () => {
+  const declaring = (declared: readonly string[]) =>
+    defineTool({
+      name: 'take_screenshot',
+      description: 'Takes a screenshot.',
+      category: 'read',
+      input: z.object({}),
+      content: declared as never,
+      execute: () => toolResult({ content: [content.image(PNG, 'image/png')] }) as never,
+    });
+
+  test('the contract carries it, and each format that cannot hold a type says so', () => {
+    const tool = declaring(['text', 'image']);
+    expect(tool.contract.returns).toEqual({ content: ['text', 'image'] });
+    const warned = (format: Parameters<typeof toProviderTools>[1]) =>
+      toProviderTools([tool.contract], format).diagnostics.filter(
+        (diagnostic) => diagnostic.code === 'result_content_unsupported',
+      );
+    expect(warned('openai')).toEqual([
+      expect.objectContaining({ severity: 'warning', path: '$.returns.content[1]', tool: 'take_screenshot' }),
+    ]);
+    for (const format of ['openai-responses', 'anthropic', 'gemini', 'mcp'] as const)
+      expect(warned(format)).toEqual([]);
+    expect(RESULT_CONTENT.mcp.accepts).toEqual(CONTENT_BLOCK_TYPES);
+  });
+
+  test('an unknown or repeated type is a definition error', () => {
+    expect(() => declaring(['video'])).toThrow(ToolDefinitionError);
+    expect(() => declaring(['image', 'image'])).toThrow(/each once/);
   });
 });
