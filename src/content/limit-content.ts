@@ -55,7 +55,8 @@ export function limitContent(result: ContentResult, limits: ContentLimits): Cont
     if (limited) kept.push(limited);
   }
   const left = budget.leftText + budget.leftBinary + budget.leftOther;
-  if (left > 0) kept.push({ type: 'text', text: leftOutNotice(budget, limits) });
+  // Under a limit smaller than the notice itself, the notice is cut too: the whole never passes it.
+  if (left > 0) kept.push({ type: 'text', text: leftOutNotice(budget, limits).slice(0, limits.maxChars) });
   const structuredTooLong =
     result.structuredContent !== undefined && jsonLength(result.structuredContent) > limits.maxChars;
   const metaTooLong = result._meta !== undefined && jsonLength(result._meta) > limits.maxChars;
