@@ -227,6 +227,17 @@ describe('limits', () => {
     expect(only.text).toMatch(/^a+\n\[toolpact: cut to the first \d+ of 5000 characters/);
   });
 
+  test('under a limit smaller than the closing notice, the notice is cut too', () => {
+    const limited = limitContent(
+      { content: [content.text('x'.repeat(300)), image(1)] },
+      { maxChars: 200, maxBinaryBytes: DEFAULT_MAX_BINARY_BYTES },
+    );
+    const text = limited.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+    expect(limited.content.map((block) => block.type)).toEqual(['text']);
+    expect(text.length).toBeLessThanOrEqual(200);
+    expect(text).toMatch(/^\[toolpact: 1 text, 1 binary block\(s\) were left out/);
+  });
+
   test('a surrogate pair is never split by a cut', () => {
     const limited = limitContent(
       { content: [content.text('😀'.repeat(2_000))] },
