@@ -88,6 +88,12 @@ export interface WhereRow {
   readonly wallUsPerCall: number;
   readonly mainThreadCpuUsPerCall: number;
   readonly otherThreadsCpuUsPerCall: number;
+  /** The server's CPU (the middle process's children, every thread). */
+  readonly serverCpuUsPerCall: number;
+  /** The client's: this process's CPU while it made the calls. */
+  readonly clientCpuUsPerCall: number;
+  /** Client, middle and server together. */
+  readonly chainCpuUsPerCall: number;
   readonly sampledUsPerCall: number;
   readonly parts: { readonly [part: string]: number };
 }
@@ -116,24 +122,33 @@ export async function measureWhere(kinds: readonly MiddleKind[], profiles: strin
     if (result.isError) throw new Error(`${middle.name}: echo answered ${JSON.stringify(result)}`);
   };
 
-  // CPU without the profiler: every kind side by side, in interleaved rounds.
-  const cpu = kinds.map(() => ({ wallMs: 0, mainMs: 0, otherMs: 0 }));
+  // CPU without the profiler: every kind side by side, in interleaved rounds. Besides the middle
+  // process, the server behind it (its children) and this process, the client: the whole chain's CPU
+  // per call, which a crowded machine does not inflate as it does the wall time.
+  const cpu = kinds.map(() => ({ wallMs: 0, mainMs: 0, otherMs: 0, serverMs: 0, clientMs: 0 }));
   const unprofiled: Middle[] = [];
   try {
     for (const kind of kinds) unprofiled.push(await kind.start([]));
     for (const middle of unprofiled) for (let call = 0; call < WHERE_WARMUP; call++) await echoOf(middle)();
+    const servers = unprofiled.map((middle) => childrenOf(middle.pid));
     for (let round = 0; round < WHERE_ROUNDS; round++) {
       for (let step = 0; step < unprofiled.length; step++) {
         const index = (step + round) % unprofiled.length;
         const middle = unprofiled[index]!;
         const echo = echoOf(middle);
-        const before = cpuOf(middle.pid);
+        const serverMs = () => servers[index]!.reduce((sum, pid) => sum + cpuOf(pid).allMs, 0);
+        const before = { middle: cpuOf(middle.pid), server: serverMs(), client: process.cpuUsage() };
         const started = process.hrtime.bigint();
         for (let call = 0; call < WHERE_CALLS / WHERE_ROUNDS; call++) await echo();
+        const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+        const client = process.cpuUsage(before.client);
         const after = cpuOf(middle.pid);
-        cpu[index]!.wallMs += Number(process.hrtime.bigint() - started) / 1e6;
-        cpu[index]!.mainMs += after.mainMs - before.mainMs;
-        cpu[index]!.otherMs += after.allMs - after.mainMs - (before.allMs - before.mainMs);
+        const totals = cpu[index]!;
+        totals.wallMs += wallMs;
+        totals.mainMs += after.mainMs - before.middle.mainMs;
+        totals.otherMs += after.allMs - after.mainMs - (before.middle.allMs - before.middle.mainMs);
+        totals.serverMs += serverMs() - before.server;
+        totals.clientMs += (client.user + client.system) / 1000;
       }
     }
   } finally {
@@ -167,6 +182,11 @@ export async function measureWhere(kinds: readonly MiddleKind[], profiles: strin
       wallUsPerCall: perCall(cpu[index]!.wallMs),
       mainThreadCpuUsPerCall: perCall(cpu[index]!.mainMs),
       otherThreadsCpuUsPerCall: perCall(cpu[index]!.otherMs),
+      serverCpuUsPerCall: perCall(cpu[index]!.serverMs),
+      clientCpuUsPerCall: perCall(cpu[index]!.clientMs),
+      chainCpuUsPerCall: perCall(
+        cpu[index]!.mainMs + cpu[index]!.otherMs + cpu[index]!.serverMs + cpu[index]!.clientMs,
+      ),
       sampledUsPerCall: perCall(sampled),
       parts: Object.fromEntries(
         [...parts].sort((a, b) => b[1] - a[1]).map(([part, ms]) => [part, perCall(ms)]),
@@ -175,22 +195,36 @@ export async function measureWhere(kinds: readonly MiddleKind[], profiles: strin
   }
   process.stdout.write(
     `\nWhere the time goes: ${WHERE_CALLS} echo calls through each middle process after ${WHERE_WARMUP} warm-up calls, µs per call.\n` +
-      `CPU: user + system from /proc, all side by side in ${WHERE_ROUNDS} interleaved rounds, no profiler. Sampled: the same calls again under\n` +
+      `CPU: user + system from /proc (the client: this process), all side by side in ${WHERE_ROUNDS} interleaved rounds, no profiler. Sampled: the same calls again under\n` +
       `node --cpu-prof (every ${PROFILE_INTERVAL_US} µs, which slows the process), the main thread over the calls' window, idle left out,\n` +
       'each sample counted for the code that was running (a builtin such as JSON.stringify for the script that called it).\n\n',
   );
+  const [floor, compared] = [rows[0]!, rows[1] ?? rows[0]!];
   printRows(
-    ['middle process', 'wall', 'CPU, main thread', 'CPU, other threads', 'sampled, main thread'],
+    [
+      'middle process',
+      'wall',
+      'CPU: main thread',
+      'other threads',
+      'server',
+      'client',
+      'whole chain',
+      `chain / ${floor.middle}`,
+      'sampled, main thread',
+    ],
     rows.map((row) => [
       row.middle,
       row.wallUsPerCall.toFixed(0),
       row.mainThreadCpuUsPerCall.toFixed(0),
       row.otherThreadsCpuUsPerCall.toFixed(0),
+      row.serverCpuUsPerCall.toFixed(0),
+      row.clientCpuUsPerCall.toFixed(0),
+      row.chainCpuUsPerCall.toFixed(0),
+      `${(row.chainCpuUsPerCall / floor.chainCpuUsPerCall).toFixed(2)}x`,
       row.sampledUsPerCall.toFixed(0),
     ]),
     { numbers: true },
   );
-  const [floor, compared] = [rows[0]!, rows[1] ?? rows[0]!];
   const names = [...new Set(rows.flatMap((row) => Object.keys(row.parts)))].sort(
     (a, b) => (compared.parts[b] ?? 0) - (compared.parts[a] ?? 0),
   );
@@ -209,6 +243,23 @@ export async function measureWhere(kinds: readonly MiddleKind[], profiles: strin
     { numbers: true },
   );
   return rows;
+}
+
+/** The processes whose parent is `pid` (read from /proc). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid …; the command name may hold spaces and parentheses.
+    if (Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+  }
+  return children;
 }
 
 /** User + system CPU time of a process (every thread) and of its main thread, ms, from /proc (10 ms ticks). */
