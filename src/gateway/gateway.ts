@@ -15,6 +15,7 @@ import {
 } from './gateway-events.js';
 import { type GatewayLock, lockedListing, lockedServer } from './lock.js';
 import { LockKeeper, type ServedName } from './lock-keeper.js';
+import { operationGate } from './operation-gate.js';
 import { type NameCollision, planTools, type ToolPlan, type WithheldTool } from './plan-tools.js';
 import { ServedRegistry } from './served-registry.js';
 import { servedTool, withheldPassGate } from './served-tool.js';
@@ -202,6 +203,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     startTimeoutMs,
     ...(options.wrapUpstreamCall ? { wrapUpstreamCall: options.wrapUpstreamCall } : {}),
     ...(options.deferStart ? { deferStart: true } : {}),
+    clientRequests: { gate: operationGate(registryOptions), sinks },
     newTools: () => config.newTools,
     changed: rebuild,
     log,

@@ -1,10 +1,14 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
+import { clientRequestHandlers } from './client-requests.js';
 import type { GatewayConfig, GatewayServer } from './config/types.js';
+import type { GatewayEventSinks } from './gateway-events.js';
 import { lockedServer } from './lock.js';
 import type { LockKeeper } from './lock-keeper.js';
+import type { OperationGate } from './operation-gate.js';
 import type { ServerPlan } from './plan-tools.js';
 import { type RestartPolicy, Upstream, type UpstreamCallWrapper } from './upstream.js';
+import { UpstreamCallers } from './upstream-callers.js';
 import { sameProcess, type UpstreamTargetContext, upstreamAuth, upstreamTarget } from './upstream-target.js';
 
 /** One server of the config, as the gateway runs it. */
@@ -34,6 +38,11 @@ export interface ServerSetOptions {
   readonly deferStart?: boolean;
   /** `toolpact.newTools` of the config in force. */
   readonly newTools: () => 'allow' | 'withhold';
+  /**
+   * What a server asks of the client while it serves a call (sampling, elicitation, roots, its logs)
+   * goes to that call's client through this gate and these sinks; without it, nothing goes back.
+   */
+  readonly clientRequests?: { readonly gate: OperationGate; readonly sinks: GatewayEventSinks };
   /** A server listed its tools (or a config change was applied): the served tools are planned again. */
   readonly changed: () => void;
   readonly log: (line: string) => void;
@@ -159,7 +168,12 @@ export class ServerSet {
     if (!spec.enabled) return entry;
     const locked = lockedServer(keeper.lock, spec.name);
     const auth = upstreamAuth(spec, this.#options.target);
+    const callers = new UpstreamCallers();
+    const back = this.#options.clientRequests;
     const upstream = new Upstream({
+      ...(back
+        ? { callers, ...clientRequestHandlers(spec.name, { spec: () => entry.spec, callers, ...back }) }
+        : {}),
       name: spec.name,
       target: upstreamTarget(spec, this.#options.target),
       ...(auth ? { auth } : {}),

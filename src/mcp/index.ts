@@ -58,6 +58,9 @@ export {
   type McpElicitationResult,
   type McpEra,
   type McpPriorDiscovery,
+  type McpRootsResult,
+  type McpSamplingRequest,
+  type McpSamplingResult,
   type McpServerTarget,
   type McpTransport,
 } from './connect.js';
