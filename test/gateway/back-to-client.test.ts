@@ -104,9 +104,12 @@ beforeAll(async () => {
       mcpServers: {
         everything: { command: process.execPath, args: [EVERYTHING], cwd: dir },
         asking: { command: process.execPath, args: [ASKING], env: { ASKING_LOG: askingLog }, cwd: dir },
+        passing: { command: process.execPath, args: [ASKING], cwd: dir },
       },
-      // everything is answered the notes folder; asking gets no roots at all.
-      toolpact: { servers: { everything: { roots: ['notes'] } } },
+      // everything is answered the notes folder, passing the calling client's own roots; asking none.
+      toolpact: {
+        servers: { everything: { roots: ['notes'] }, passing: { roots: 'client', prefix: 'always' } },
+      },
     }),
   );
   const gate = createPolicyGate({
@@ -151,6 +154,7 @@ describe('requests back to the client through the gateway', () => {
     expect(gateway.status().map((server) => [server.name, server.state])).toEqual([
       ['everything', 'up'],
       ['asking', 'up'],
+      ['passing', 'up'],
     ]);
     const served = gateway.status()[0]!.served;
     expect(served).toEqual(
@@ -315,6 +319,26 @@ describe('requests back to the client through the gateway', () => {
         expect(able.asked.roots).toBe(0);
       } finally {
         await able.client.close();
+      }
+    },
+    TIMEOUT,
+  );
+
+  test(
+    'with roots: "client", the calling client\'s own roots are passed on; a client without roots gets the server a refusal',
+    async () => {
+      const able = await connectClient(true);
+      const plain = await connectClient(false);
+      try {
+        const passed = await able.client.callTool({ name: 'passing_ask_roots', arguments: {} });
+        expect(textOf(passed)).toContain('file:///home/client/secret');
+        expect(able.asked.roots).toBe(1);
+        const refused = await plain.client.callTool({ name: 'passing_ask_roots', arguments: {} });
+        expect(textOf(refused)).toContain('refused ');
+        expect(textOf(refused)).not.toContain('secret');
+        expect(able.asked.roots).toBe(1);
+      } finally {
+        await Promise.all([able.client.close(), plain.client.close()]);
       }
     },
     TIMEOUT,
