@@ -117,7 +117,9 @@ async function sample(
     });
   if (!caller) {
     record(SAMPLING_UNROUTED, undefined);
-    throw new Error(unroutedMessage(server, route));
+    const message = unroutedMessage(server, route);
+    context.sinks.log(`${server}: ${message}`);
+    throw new Error(message);
   }
   if (!client || client.era === 'modern' || !client.clientCapabilities?.sampling) {
     record(SAMPLING_UNSUPPORTED, undefined);

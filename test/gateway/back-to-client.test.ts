@@ -277,6 +277,10 @@ describe('requests back to the client through the gateway', () => {
       expect(audit).toContainEqual(
         expect.objectContaining({ tool: 'sampling', outcome: 'sampling_unrouted' }),
       );
+      // The operator reads who asked.
+      expect(operatorLog.join('\n')).toContain(
+        'asking: The gateway refuses "sampling/createMessage" from "asking"',
+      );
     } finally {
       await able.client.close();
     }
