@@ -7,6 +7,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -406,6 +410,36 @@ describe('requests back to the client through the gateway', () => {
     },
     TIMEOUT,
   );
+  test(
+    'a revision 2026-07-28 client is not yet sent sampling or elicitation: the server is told so, or declined',
+    async () => {
+      const client = new ModernClient(
+        { name: 'modern', version: '1.0.0' },
+        { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      let asked = 0;
+      client.setRequestHandler('elicitation/create', () => {
+        asked++;
+        return { action: 'accept', content: { name: 'Ada Lovelace' } };
+      });
+      await client.connect(new ModernTransport(new URL(http.url)));
+      try {
+        expect(client.getProtocolEra()).toBe('modern');
+        const sampled = await client.callTool({
+          name: 'trigger-sampling-request',
+          arguments: { prompt: 'ping', maxTokens: 100 },
+        });
+        expect(textOf(sampled)).toContain('speaks revision 2026-07-28');
+        const elicited = await client.callTool({ name: 'trigger-elicitation-request', arguments: {} });
+        expect(textOf(elicited).toLowerCase()).toContain('decline');
+        expect(asked).toBe(0);
+      } finally {
+        await client.close();
+      }
+    },
+    TIMEOUT,
+  );
+
   // Last: the other client's call may still be running on the server when this test ends.
   test(
     'while calls of two clients run on one server, its sampling goes to neither: nothing says whose it is',
