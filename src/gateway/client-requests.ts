@@ -3,6 +3,7 @@ import type { LoggingMessageNotification } from '@modelcontextprotocol/client';
 import type { ToolContract } from '../contract/index.js';
 import type { GateDecision } from '../dispatch/gate.js';
 import { sanitizeMessage } from '../dispatch/sanitize.js';
+import type { McpClientChannel } from '../mcp/client-channel.js';
 import type {
   McpElicitationRequest,
   McpElicitationResult,
@@ -10,6 +11,7 @@ import type {
   McpSamplingRequest,
   McpSamplingResult,
 } from '../mcp/connect.js';
+import type { McpRequestContext } from '../mcp/request-context.js';
 import type { GatewayServer } from './config/types.js';
 import type { GatewayEventSinks } from './gateway-events.js';
 import type { OperationGate } from './operation-gate.js';
@@ -32,6 +34,30 @@ export interface ClientRequestsContext {
   readonly callers: UpstreamCallers;
   readonly gate: OperationGate;
   readonly sinks: GatewayEventSinks;
+  /** The one client of a stdio gateway, which what a server asks outside any call goes to. */
+  readonly oneClient?: () => McpClientChannel | undefined;
+}
+
+/**
+ * Who a server's request goes to: the client request whose call it serves (`call`), or, outside any
+ * call, the one client of a stdio gateway (`client`); undefined when nobody.
+ */
+type Recipient =
+  | { readonly call: McpRequestContext; readonly remoteName: string }
+  | { readonly client: McpClientChannel };
+
+function recipientOf(route: CallerRoute, context: ClientRequestsContext): Recipient | undefined {
+  if (route.kind === 'call') {
+    const call = route.caller.context;
+    return call ? { call, remoteName: route.caller.remoteName } : undefined;
+  }
+  const client = route.kind === 'none' ? context.oneClient?.() : undefined;
+  return client ? { client } : undefined;
+}
+
+/** The request or connection a recipient is asked through. */
+function askerOf(recipient: Recipient): McpRequestContext | McpClientChannel {
+  return 'call' in recipient ? recipient.call : recipient.client;
 }
 
 /** The audit outcome of sampling sent outside any call, or while several clients' calls run. */
@@ -49,8 +75,9 @@ const LOG_TEXT = 2_000;
  * default), and is audited with the server's name; elicitation goes to that client, its message
  * naming the server; `roots/list` is answered the config's roots (the client's own only under
  * `roots: "client"`); log messages reach that client tagged with the server's name. Nothing goes to
- * a client whose call the request does not serve: sent outside any call, or while calls of several
- * clients run on the server, it is refused.
+ * a client whose call the request does not serve: sent outside any call, it goes to the one client of
+ * a stdio gateway (`oneClient`) and is refused elsewhere; while calls of several clients run on the
+ * server, it is refused.
  *
  * @example
  * const handlers = clientRequestHandlers('everything', { spec, callers, gate, sinks });
@@ -61,8 +88,8 @@ export function clientRequestHandlers(server: string, context: ClientRequestsCon
   return {
     onSampling: (request) => sample(server, request, context),
     onElicitation: async (request) => {
-      const route = callers.route();
-      const client = route.kind === 'call' ? route.caller.context : undefined;
+      const recipient = recipientOf(callers.route(), context);
+      const client = recipient && askerOf(recipient);
       // A client that cannot be asked gets the server a decline: it can go on without the answer.
       if (!client?.canElicit || request.mode === 'url') return { action: 'decline' };
       return client.elicit({
@@ -93,15 +120,15 @@ async function sample(
 ): Promise<McpSamplingResult> {
   const startedAt = Date.now();
   const route = context.callers.route();
-  const caller = route.kind === 'call' ? route.caller : undefined;
-  const client = caller?.context;
+  const recipient = recipientOf(route, context);
+  const call = recipient && 'call' in recipient ? recipient.call : undefined;
   const operation = {
     target: 'sampling' as const,
     tool: SAMPLING_CONTRACT,
     meta: { source: `mcp:${server}`, server },
     arguments: samplingArguments(server, request),
-    callId: client ? String(client.requestId) : undefined,
-    state: client,
+    callId: call ? String(call.requestId) : undefined,
+    state: call,
   };
   const record = (outcome: string, decision: GateDecision | undefined) =>
     context.sinks.audit?.({
@@ -113,21 +140,24 @@ async function sample(
       outcome,
       startedAt,
       durationMs: Date.now() - startedAt,
-      state: client,
+      state: call,
     });
-  if (!caller) {
+  if (!recipient) {
     record(SAMPLING_UNROUTED, undefined);
     const message = unroutedMessage(server, route);
     context.sinks.log(`${server}: ${message}`);
     throw new Error(message);
   }
-  if (!client || client.era === 'modern' || !client.clientCapabilities?.sampling) {
+  const unsupported = samplingUnsupported(recipient);
+  if (unsupported) {
     record(SAMPLING_UNSUPPORTED, undefined);
     throw new Error(
-      `The gateway cannot pass "sampling/createMessage" from "${server}" on: the client that called "${caller.remoteName}" ${client?.era === 'modern' ? 'speaks revision 2026-07-28, where the gateway does not forward sampling' : 'did not declare sampling'}. Finish the call without a completion from the client's model.`,
+      `The gateway cannot pass "sampling/createMessage" from "${server}" on: ${unsupported}. Finish the call without a completion from the client's model.`,
     );
   }
-  const { failure, decision } = await context.gate(operation, { state: client, signal: client.signal });
+  const { failure, decision } = await context.gate(operation, {
+    ...(call ? { state: call, signal: call.signal } : {}),
+  });
   if (failure) {
     record(failure.error.type, decision);
     throw new Error(
@@ -135,7 +165,7 @@ async function sample(
     );
   }
   try {
-    const result = await client.sample(request);
+    const result = await askerOf(recipient).sample(request);
     record('ok', decision);
     return result;
   } catch (error) {
@@ -144,6 +174,20 @@ async function sample(
       `The client did not answer "sampling/createMessage" from "${server}": ${sanitizeMessage(error instanceof Error ? error.message : String(error))}`,
     );
   }
+}
+
+/** Why a recipient cannot be sent sampling, or undefined when it can. */
+function samplingUnsupported(recipient: Recipient): string | undefined {
+  if ('client' in recipient) {
+    return recipient.client.capabilities?.sampling ? undefined : 'the client did not declare sampling';
+  }
+  const { call, remoteName } = recipient;
+  if (call.era === 'modern') {
+    return `the client that called "${remoteName}" speaks revision 2026-07-28, where the gateway does not forward sampling`;
+  }
+  return call.clientCapabilities?.sampling
+    ? undefined
+    : `the client that called "${remoteName}" did not declare sampling`;
 }
 
 function unroutedMessage(server: string, route: CallerRoute): string {
@@ -183,12 +227,11 @@ async function roots(server: string, context: ClientRequestsContext): Promise<Mc
     return { roots: spec.roots.map((root) => ({ uri: pathToFileURL(root).href })) };
   }
   if (spec.rootsAnswer === 'none') return { roots: [] };
-  const route = context.callers.route();
-  const client = route.kind === 'call' ? route.caller.context : undefined;
-  if (!client) {
+  const recipient = recipientOf(context.callers.route(), context);
+  if (!recipient) {
     throw new Error(
       `The gateway passes the client's roots to "${server}" only while it serves one of that client's tool calls; ask for roots/list during a tools/call.`,
     );
   }
-  return client.listRoots();
+  return askerOf(recipient).listRoots();
 }

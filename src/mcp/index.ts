@@ -48,6 +48,7 @@ export {
 export { upgradeSchema } from '../schema/upgrade-schema.js';
 export { type TraceContext, traceContextOf } from '../util/trace-context.js';
 export type { ApprovalsApiStore, ServedApproval, ServedApprovalStatus } from './approvals-api.js';
+export type { McpClientChannel } from './client-channel.js';
 export {
   connectMcpServer,
   DEFAULT_PROBE_TIMEOUT_MS,
