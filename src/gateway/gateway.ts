@@ -1,5 +1,6 @@
 import { basename, dirname, join } from 'node:path';
 import type { CallRecord } from '../dispatch/call.js';
+import type { McpClientChannel } from '../mcp/client-channel.js';
 import type { ToolListing } from '../mcp/create-mcp-server.js';
 import type { HttpRoute } from '../mcp/http-route.js';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
@@ -15,6 +16,7 @@ import {
 } from './gateway-events.js';
 import { type GatewayLock, lockedListing, lockedServer } from './lock.js';
 import { LockKeeper, type ServedName } from './lock-keeper.js';
+import { operationGate } from './operation-gate.js';
 import { type NameCollision, planTools, type ToolPlan, type WithheldTool } from './plan-tools.js';
 import { ServedRegistry } from './served-registry.js';
 import { servedTool, withheldPassGate } from './served-tool.js';
@@ -140,6 +142,12 @@ export interface Gateway {
    */
   begin(): Promise<void>;
   /**
+   * Over stdio, the one client, once it has opened a legacy connection: what a server asks outside any
+   * call (sampling, elicitation, its roots under `roots: "client"`) goes to it. Without it, or over
+   * HTTP, where nothing says which client such a request is for, it is refused.
+   */
+  clientConnected(client: McpClientChannel): void;
+  /**
    * Resolves when a `tools/list` is worth answering: at once when the lock lists the tools of an
    * enabled server (the others join by `list_changed`); otherwise, a first start, once {@link begin}
    * has resolved, so that a client that lists once is not listed nothing. Begins the servers.
@@ -203,6 +211,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     startTimeoutMs,
     ...(options.wrapUpstreamCall ? { wrapUpstreamCall: options.wrapUpstreamCall } : {}),
     ...(options.deferStart ? { deferStart: true } : {}),
+    clientRequests: { gate: operationGate(registryOptions), sinks },
     newTools: () => config.newTools,
     changed: rebuild,
     log,
@@ -267,6 +276,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       rebuild();
     },
     begin,
+    clientConnected: (client) => servers.clientConnected(client),
     firstListing: () => {
       const starting = begin();
       return listable ? Promise.resolve() : starting;

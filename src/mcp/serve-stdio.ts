@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import type { Registry } from '../registry/registry.js';
+import { clientChannel, type McpClientChannel } from './client-channel.js';
 import { buildMcpServer, followChanges, type McpServerOptions, pageSizeOf } from './create-mcp-server.js';
 import { RequestStateSealer } from './request-state.js';
 
@@ -17,6 +18,12 @@ export interface StdioServeOptions extends McpServerOptions {
    * which suits stdio: the retry comes back over the same pipe).
    */
   readonly requestState?: RequestStateSealer;
+  /**
+   * Told of the client once it has opened a legacy connection (`initialize`), so that what it is asked
+   * outside any call (a gateway's upstream asking between calls) can reach it. Never told of a
+   * revision 2026-07-28 client, which takes no request outside a call.
+   */
+  readonly onClient?: (client: McpClientChannel) => void;
 }
 
 /** A running MCP server; `close()` ends the connection. */
@@ -57,8 +64,16 @@ export async function serveStdio(
   });
   const handle = serveStdioEntry(
     () => {
-      pinned = buildMcpServer(registry, options, { listChanged: true, serverRequests: true }, approvals);
-      return pinned;
+      const server = buildMcpServer(
+        registry,
+        options,
+        { listChanged: true, serverRequests: true },
+        approvals,
+      );
+      const onClient = options.onClient;
+      if (onClient) server.oninitialized = () => onClient(clientChannel(server));
+      pinned = server;
+      return server;
     },
     { transport },
   );

@@ -155,6 +155,9 @@ const TOOLS = {
     'toggle-subscriber-updates',
     'trigger-long-running-operation',
     'simulate-research-query',
+    // Offered to a client that declares sampling and elicitation, as the gateway does.
+    'trigger-sampling-request',
+    'trigger-elicitation-request',
   ],
   playwright: [
     'browser_close',

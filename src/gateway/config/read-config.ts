@@ -306,7 +306,8 @@ function server(
     enabled: settings?.enabled ?? true,
     prefix: settings?.prefix ?? 'auto',
     alwaysLoaded: settings?.alwaysLoaded ?? false,
-    ...rootsOf(target, settings?.roots, scope.file, home),
+    ...rootsOf(target, settings?.roots === 'client' ? undefined : settings?.roots, scope.file, home),
+    rootsAnswer: settings?.roots === 'client' ? 'client' : settings?.roots ? 'config' : 'none',
     tools: settings?.tools ?? {},
   };
   if (settings?.timeoutMs !== undefined) result.timeoutMs = settings.timeoutMs;

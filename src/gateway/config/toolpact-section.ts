@@ -30,8 +30,11 @@ export interface ServerSettings {
   readonly timeoutMs?: number;
   readonly sandbox?: GatewaySandbox;
   readonly alwaysLoaded?: boolean | readonly string[];
-  /** Where the server's relative paths are read from, for the gate's path rules (absolute). */
-  readonly roots?: readonly string[];
+  /**
+   * Where the server's relative paths are read from, for the gate's path rules (absolute), and what
+   * its `roots/list` is answered; `"client"`: the client's own roots are passed on.
+   */
+  readonly roots?: readonly string[] | 'client';
   readonly tools?: { readonly [remoteName: string]: ToolOverride };
   /** How a remote server signs in; over the host entry's own OAuth fields. */
   readonly oauth?: GatewayOAuth;
@@ -215,9 +218,10 @@ function parseServerSettings(raw: unknown, path: string, scope: VariableScope, b
     else
       settings.alwaysLoaded = Object.freeze(strings(value, `${path}.alwaysLoaded`, scope, 'true, false or'));
   }
-  if (raw.roots !== undefined) {
+  if (raw.roots === 'client') settings.roots = 'client';
+  else if (raw.roots !== undefined) {
     settings.roots = Object.freeze(
-      strings(raw.roots, `${path}.roots`, scope).map((entry, index) =>
+      strings(raw.roots, `${path}.roots`, scope, '"client" or').map((entry, index) =>
         resolvePath(entry, child(`${path}.roots`, index), scope, base),
       ),
     );

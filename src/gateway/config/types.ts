@@ -88,6 +88,11 @@ export interface GatewayServer {
   readonly roots: readonly string[];
   /** Whether `roots` was given in the config, or found in the server's arguments. */
   readonly rootsFrom: 'config' | 'arguments' | 'working folder';
+  /**
+   * What the server is answered when it asks `roots/list`: the config's `roots` (`config`), the
+   * client's own roots (`roots: "client"`), or nothing, in which case the gateway offers it no roots.
+   */
+  readonly rootsAnswer: 'config' | 'client' | 'none';
   readonly tools: { readonly [remoteName: string]: ToolOverride };
 }
 
