@@ -98,6 +98,7 @@ export type {
   BeforeCallHook,
   GateDecision,
   GateRequest,
+  GateTarget,
   PauseAnswer,
   PendingApproval,
   ResumedDecision,

@@ -31,9 +31,22 @@ export type GateDecision =
       readonly approver?: 'in-band' | 'queue' | 'caller';
     };
 
-/** What the gate sees: the contract, the validated arguments and the caller's options. */
+/**
+ * What the gate decides on: a tool call; a resource read (its `arguments` are `{ uri }`); a prompt
+ * get (its `arguments` are the prompt's); or a sampling request a server sends back through the
+ * gateway (`{ server, maxTokens, systemPrompt?, messages }`, the count of messages).
+ */
+export type GateTarget = 'tool' | 'resource' | 'prompt' | 'sampling';
+
+/**
+ * What the gate sees: the contract, the validated arguments and the caller's options. A resource
+ * read, a prompt get or a sampling request is gated with a `target` and a contract standing for it
+ * (its name, category `read`), so the same policy, approvals and audit decide it.
+ */
 export interface GateRequest {
   readonly tool: ToolContract;
+  /** What is decided on (absent: a tool call). */
+  readonly target?: GateTarget;
   readonly meta: ToolMeta;
   /** The arguments after validation (defaults applied): what the tool would receive. */
   readonly arguments: unknown;

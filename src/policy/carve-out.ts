@@ -1,8 +1,15 @@
 import { foldName } from './fold-name.js';
 import { compileGlob, hasWildcard } from './glob.js';
 import { absoluteSegments } from './path-readings.js';
-import { type ArgumentCondition, effectiveSource, type JsonScalar, type PolicyRule } from './policy.js';
+import {
+  type ArgumentCondition,
+  effectiveSource,
+  type JsonScalar,
+  type PolicyRule,
+  targetsOf,
+} from './policy.js';
 import { comparePrincipal } from './principal-condition.js';
+import { uriPattern } from './uri-readings.js';
 
 /**
  * Whether an allow or ask rule is a carve-out of a deny rule: narrower than the deny, or as narrow,
@@ -12,6 +19,9 @@ import { comparePrincipal } from './principal-condition.js';
  * shown (a glob inside another glob, a `when` predicate other than the deny's own), the rule is not
  * a carve-out.
  *
+ * - target: the rule decides on some of what the deny decides on (a rule without `target` decides on
+ *   tools, resources and prompts).
+ * - uri: every URI glob the rule gives is a literal one of the deny's globs matches.
  * - tool: every name the rule gives is one the deny names (a literal the deny's glob matches).
  * - category: the rule's categories are among the deny's, or the rule names tools exactly (a tool
  *   has one category).
@@ -52,6 +62,8 @@ export function compareReach(rule: PolicyRule, other: PolicyRule): Comparison {
     if (result === 'narrower') narrower = true;
     return result !== 'wider';
   };
+  if (!note(compareTargets(rule, other))) return 'wider';
+  if (!note(compareNames(urisOf(rule), urisOf(other), true))) return 'wider';
   const ruleTools = meaningful(rule.tool);
   const otherTools = meaningful(other.tool);
   if (!note(compareNames(ruleTools, otherTools, true))) return 'wider';
@@ -212,4 +224,17 @@ function inside(folder: readonly string[], outer: readonly string[]): boolean {
 function listOf<T>(value: T | readonly T[] | undefined): readonly T[] {
   if (value === undefined) return [];
   return Array.isArray(value) ? (value as readonly T[]) : [value as T];
+}
+
+// What a rule decides on, compared as sets: a subset is narrower, the same set the same.
+function compareTargets(rule: PolicyRule, other: PolicyRule): Comparison {
+  const own = new Set(targetsOf(rule));
+  const others = new Set(targetsOf(other));
+  if (![...own].every((target) => others.has(target))) return 'wider';
+  return own.size < others.size ? 'narrower' : 'same';
+}
+
+// A rule's URI globs as compared: scheme lowercased; a glob of only `*` says nothing.
+function urisOf(rule: PolicyRule): readonly string[] | undefined {
+  return meaningful(listOf(rule.uri).map(uriPattern));
 }

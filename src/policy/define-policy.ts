@@ -5,9 +5,11 @@ import {
   type ArgumentCondition,
   type DeciderCondition,
   POLICY_ACTIONS,
+  POLICY_TARGETS,
   type Policy,
   type PolicyAction,
   type PolicyRule,
+  type PolicyTarget,
   PRINCIPAL_FIELDS,
   type PrincipalCondition,
 } from './policy.js';
@@ -17,6 +19,8 @@ const RULE_KEYS = new Set([
   'id',
   'action',
   'tool',
+  'target',
+  'uri',
   'category',
   'source',
   'arguments',
@@ -157,6 +161,39 @@ export function parseRule(raw: unknown, index: number, where: string): PolicyRul
   };
   if (raw.tool !== undefined) rule.tool = parsePatterns(raw.tool, `${at}: "tool"`, id);
   if (raw.source !== undefined) rule.source = parsePatterns(raw.source, `${at}: "source"`, id);
+  if (raw.target !== undefined) {
+    const targets = Array.isArray(raw.target) ? raw.target : [raw.target];
+    if (
+      targets.length === 0 ||
+      !targets.every((target) => (POLICY_TARGETS as readonly unknown[]).includes(target))
+    ) {
+      throw new PolicyError(
+        'invalid_rule',
+        `${at}: "target" must be one or more of ${POLICY_TARGETS.join(', ')}, received ${JSON.stringify(raw.target)}.`,
+        id,
+      );
+    }
+    rule.target = Object.freeze([...new Set(targets as PolicyTarget[])]);
+  }
+  if (raw.uri !== undefined) {
+    const uris = parsePatterns(raw.uri, `${at}: "uri"`, id);
+    const schemeless = uris.find((pattern) => !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(pattern));
+    if (schemeless !== undefined) {
+      throw new PolicyError(
+        'invalid_rule',
+        `${at}: "uri" globs match whole resource URIs, so each starts with its scheme ("file:///srv/**", "notes://drafts/*"), received ${JSON.stringify(schemeless)}.`,
+        id,
+      );
+    }
+    if (rule.target !== undefined && !rule.target.includes('resource')) {
+      throw new PolicyError(
+        'invalid_rule',
+        `${at}: "uri" tests resource reads, but "target" is ${JSON.stringify(rule.target)}; add "resource" to "target" or drop "uri".`,
+        id,
+      );
+    }
+    rule.uri = uris;
+  }
   if (raw.category !== undefined) {
     const categories = Array.isArray(raw.category) ? raw.category : [raw.category];
     if (categories.length === 0 || !categories.every(isToolCategory)) {

@@ -14,9 +14,12 @@ import {
   type PolicyAction,
   type PolicyRule,
   type PolicySubject,
+  type PolicyTarget,
   stricter,
+  targetsOf,
 } from './policy.js';
 import { compilePrincipalCondition, type PrincipalMatcher } from './principal-condition.js';
+import { uriPattern, uriSpellings } from './uri-readings.js';
 
 /** What the policy decided, before approvals and the sandbox check. */
 export interface PolicyVerdict {
@@ -68,6 +71,13 @@ export function evaluatePolicy(
       reason: decided.rule.reason ?? describeRule(decided.rule, subject.tool),
     };
   }
+  if (subject.target === 'sampling') {
+    return {
+      action: 'ask',
+      rule: 'default:sampling',
+      reason: `no rule covers a sampling request from ${subject.source}, and one asks by default`,
+    };
+  }
   if (categoryUntrusted(subject)) {
     const imported = policy.importedDefault ?? 'ask';
     return {
@@ -91,7 +101,7 @@ export function evaluatePolicy(
   return {
     action: categoryDefault,
     rule: `default:${subject.category}`,
-    reason: `the default for ${subject.category} tools is ${categoryDefault}`,
+    reason: `the default for ${subject.category} ${subject.target && subject.target !== 'tool' ? `${subject.target}s` : 'tools'} is ${categoryDefault}`,
   };
 }
 
@@ -110,7 +120,12 @@ export function mayPass(policy: Policy, subject: Omit<PolicySubject, 'arguments'
   const whole = { ...subject, arguments: undefined };
   const certain: number[] = [];
   for (const compiled of denies) {
-    if (compiled.conditions.length === 0 && !compiled.rule.when && matchesCall(compiled, whole)) {
+    if (
+      compiled.conditions.length === 0 &&
+      !compiled.uri &&
+      !compiled.rule.when &&
+      matchesCall(compiled, whole)
+    ) {
       certain.push(compiled.index);
     }
   }
@@ -124,6 +139,7 @@ export function mayPass(policy: Policy, subject: Omit<PolicySubject, 'arguments'
 
 // Whether a rule matches a call on everything but its arguments and its `when` (both may match).
 function matchesCall(compiled: CompiledRule, subject: PolicySubject): boolean {
+  if (!compiled.targets.includes(subject.target ?? 'tool')) return false;
   const broad = compiled.broad;
   if (compiled.categories && !compiled.categories.includes(subject.category)) {
     if (!(broad && categoryUntrusted(subject))) return false;
@@ -148,6 +164,10 @@ interface CompiledRule {
   readonly rank: readonly number[];
   /** Deny and ask rules read names and values broadly, allow rules narrowly. */
   readonly broad: boolean;
+  /** What the rule decides on. */
+  readonly targets: readonly PolicyTarget[];
+  /** Globs on a resource's URI (lowercased for a broad rule). */
+  readonly uri: GlobMatcher[] | undefined;
   readonly tool: GlobMatcher[] | undefined;
   readonly source: GlobMatcher[] | undefined;
   readonly categories: readonly string[] | undefined;
@@ -181,6 +201,14 @@ function compile(policy: Policy): CompiledPolicy {
         index,
         rank: [...specificity(rule), POLICY_ACTIONS.indexOf(rule.action)],
         broad,
+        targets: targetsOf(rule),
+        uri:
+          rule.uri === undefined
+            ? undefined
+            : listOf(rule.uri).map((pattern) => {
+                const spelling = uriPattern(pattern);
+                return compileGlob(broad ? spelling.toLowerCase() : spelling);
+              }),
         tool: rule.tool === undefined ? undefined : matchers(listOf(rule.tool)),
         source: source === undefined ? undefined : matchers(source),
         categories: rule.category === undefined ? undefined : listOf(rule.category),
@@ -220,7 +248,8 @@ export function specificity(rule: PolicyRule): readonly number[] {
   const tools = listOf(rule.tool).filter((pattern) => !/^\*+$/.test(pattern));
   const toolScore = tools.length === 0 ? 0 : tools.every((pattern) => !hasWildcard(pattern)) ? 2 : 1;
   const sources = listOf(rule.source).filter((pattern) => !/^\*+$/.test(pattern));
-  const argumentScore = Object.keys(rule.arguments ?? {}).length + (rule.when ? 1 : 0);
+  const argumentScore =
+    Object.keys(rule.arguments ?? {}).length + (rule.when ? 1 : 0) + (rule.uri === undefined ? 0 : 1);
   return [
     toolScore,
     sources.length > 0 ? 1 : 0,
@@ -236,6 +265,7 @@ function matches(compiled: CompiledRule, subject: PolicySubject, context: Readin
   // deny or ask on a category still holds for it, an allow never does.
   if (!matchesCall(compiled, subject)) return false;
   const broad = compiled.broad;
+  if (compiled.uri && !matchesUri(compiled.uri, subject, broad)) return false;
   for (const [keys, condition] of compiled.conditions) {
     if (!testCondition(subject.arguments, keys, condition, broad ? 'any' : 'every', context)) return false;
   }
@@ -257,6 +287,16 @@ function matches(compiled: CompiledRule, subject: PolicySubject, context: Readin
  */
 function categoryUntrusted(subject: PolicySubject): boolean {
   return subject.source !== LOCAL_SOURCE && subject.meta.inferredCategory === true;
+}
+
+// A broad rule matches a URI when a glob matches any spelling of it; a narrow one, every spelling.
+function matchesUri(globs: readonly GlobMatcher[], subject: PolicySubject, broad: boolean): boolean {
+  const uri = (subject.arguments as { readonly uri?: unknown } | undefined)?.uri;
+  if (typeof uri !== 'string') return false;
+  const spellings = uriSpellings(uri);
+  return broad
+    ? spellings.some((spelling) => globs.some((match) => match(spelling.toLowerCase())))
+    : spellings.every((spelling) => globs.some((match) => match(spelling)));
 }
 
 function matchesName(matchers: readonly GlobMatcher[], name: string, broad: boolean): boolean {

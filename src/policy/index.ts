@@ -59,20 +59,24 @@ export { loadPolicyFile, loadPolicyFromConfig } from './load-policy.js';
 export { type PathReading, pathReadings, type ReadingContext } from './path-readings.js';
 export {
   type ArgumentCondition,
+  DEFAULT_TARGETS,
   type DeciderCondition,
   effectiveSource,
   type JsonScalar,
   LOCAL_SOURCE,
   POLICY_ACTIONS,
+  POLICY_TARGETS,
   type Policy,
   type PolicyAction,
   type PolicyRule,
   type PolicySubject,
+  type PolicyTarget,
   PRINCIPAL_FIELDS,
   type PrincipalCondition,
   type PrincipalField,
   sourceOf,
   stricter,
+  targetsOf,
 } from './policy.js';
 export { PolicyError, type PolicyErrorCode } from './policy-error.js';
 export {
@@ -84,3 +88,4 @@ export {
   type PolicyGateOptions,
 } from './policy-gate.js';
 export { type SandboxCheck, type SandboxDeclaration, sandboxOf } from './sandbox-declaration.js';
+export { uriSpellings } from './uri-readings.js';

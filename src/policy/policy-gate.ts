@@ -210,6 +210,7 @@ function decideCall(
     policy,
     {
       tool: contract.name,
+      ...(request.target ? { target: request.target } : {}),
       category: contract.category,
       source,
       arguments: request.arguments,

@@ -1,11 +1,30 @@
 import type { ToolCategory } from '../contract/index.js';
 import type { ToolMeta } from '../contract/tool.js';
+import type { GateTarget } from '../dispatch/gate.js';
 
 /** What a rule, a default or the gate decides for a call. */
 export type PolicyAction = 'allow' | 'ask' | 'deny';
 
 /** Every action, from the least to the most severe: a deny beats an ask, an ask beats an allow. */
 export const POLICY_ACTIONS: readonly PolicyAction[] = Object.freeze(['allow', 'ask', 'deny']);
+
+/** What a rule decides on: a tool call, a resource read, a prompt get or a sampling request (see {@link GateTarget}). */
+export type PolicyTarget = GateTarget;
+
+/** Every target, in a stable order. */
+export const POLICY_TARGETS: readonly PolicyTarget[] = Object.freeze([
+  'tool',
+  'resource',
+  'prompt',
+  'sampling',
+]);
+
+/**
+ * The targets a rule without `target` matches: tools, resources and prompts, which each have a name,
+ * a category (a resource read and a prompt get are `read`s) and arguments. Sampling is matched only
+ * by a rule that names it.
+ */
+export const DEFAULT_TARGETS: readonly PolicyTarget[] = Object.freeze(['tool', 'resource', 'prompt']);
 
 /** A plain JSON scalar, for `equals` and `oneOf`. */
 export type JsonScalar = string | number | boolean | null;
@@ -69,8 +88,13 @@ export type PrincipalField = (typeof PRINCIPAL_FIELDS)[number];
 
 /** What a rule's `when` predicate and the approver see about a call. */
 export interface PolicySubject {
-  /** The registered name of the tool (aliases are resolved before the gate). */
+  /**
+   * The registered name of the tool (aliases are resolved before the gate), or the name of the
+   * resource or prompt, or `sampling`.
+   */
   readonly tool: string;
+  /** What is decided on (absent: a tool call). */
+  readonly target?: PolicyTarget;
   readonly category: ToolCategory;
   /** `meta.source`, or `"local"` for a tool defined in this process. */
   readonly source: string;
@@ -84,9 +108,14 @@ export interface PolicySubject {
  * One rule. A rule matches a call when every criterion it gives matches; a rule without criteria
  * matches every call. Criteria:
  *
- * - `tool`: globs on the registered tool name. An allow rule matches the name exactly as written; a
- *   deny or ask rule matches case-insensitively and across look-alike characters (`Delete_File`,
- *   `delete-file` and `dеlete_file` with a Cyrillic `е` all match `delete_file`).
+ * - `target`: what the rule decides on: `tool`, `resource` (a read, whose `arguments` are `{ uri }`),
+ *   `prompt` (a get, with the prompt's arguments) or `sampling` (a request a server sends back through
+ *   the gateway). Without it, a rule matches tools, resources and prompts, never sampling.
+ * - `uri`: globs on a resource's URI (the rule then decides resource reads only).
+ * - `tool`: globs on the registered tool name (or the resource's or prompt's name). An allow rule
+ *   matches the name exactly as written; a deny or ask rule matches case-insensitively and across
+ *   look-alike characters (`Delete_File`, `delete-file` and `dеlete_file` with a Cyrillic `е` all
+ *   match `delete_file`).
  * - `category`: one or more of the five categories.
  * - `source`: globs on where the tool comes from (`meta.source`; `"local"` when absent), e.g. `"mcp:*"`.
  * - `arguments`: tests on validated arguments, all of which must hold.
@@ -107,6 +136,17 @@ export interface PolicyRule {
   readonly id: string;
   readonly action: PolicyAction;
   readonly tool?: string | readonly string[];
+  /**
+   * What the rule decides on (default: tools, resources and prompts, see {@link DEFAULT_TARGETS};
+   * `resource` alone for a rule with `uri`).
+   */
+  readonly target?: PolicyTarget | readonly PolicyTarget[];
+  /**
+   * Globs on a resource's URI (`file:///srv/private/**`, `notes://drafts/*`): the rule then decides
+   * resource reads only. Compared on every spelling a server might read as the same resource (see
+   * `uriSpellings`): a deny or ask matches any of them, ignoring case; an allow must match all.
+   */
+  readonly uri?: string | readonly string[];
   readonly category?: ToolCategory | readonly ToolCategory[];
   readonly source?: string | readonly string[];
   readonly arguments?: { readonly [path: string]: ArgumentCondition };
@@ -192,6 +232,20 @@ export const LOCAL_SOURCE = 'local';
 export function sourceOf(meta: ToolMeta): string {
   return typeof meta.source === 'string' && meta.source !== '' ? meta.source : LOCAL_SOURCE;
 }
+
+/**
+ * What a rule decides on: its `target`, else `resource` for a rule with `uri`, else tools, resources
+ * and prompts.
+ *
+ * @example
+ * targetsOf({ id: 'r', action: 'deny', uri: 'file:///secret/**' }); // ['resource']
+ */
+export function targetsOf(rule: PolicyRule): readonly PolicyTarget[] {
+  if (rule.target !== undefined) return typeof rule.target === 'string' ? [rule.target] : rule.target;
+  return rule.uri !== undefined ? RESOURCE_ONLY : DEFAULT_TARGETS;
+}
+
+const RESOURCE_ONLY: readonly PolicyTarget[] = Object.freeze(['resource']);
 
 /**
  * The more severe of two actions.
