@@ -224,13 +224,26 @@ async function refuseUnlessAllowed(
     target === 'resource'
       ? `Reading the resource ${JSON.stringify(subject)}`
       : `Getting the prompt "${subject}"`;
-  throw new RegistryRequestError(
-    'denied',
-    target,
-    subject,
-    `${what} was refused: ${failure.error.message}`,
-    failure,
-  );
+  throw new RegistryRequestError('denied', target, subject, refusalMessage(what, failure), failure);
+}
+
+/** The words of a refused read or get: what was refused, why, and what to do. */
+function refusalMessage(what: string, failure: FailureEnvelope): string {
+  const error = failure.error;
+  switch (error.type) {
+    case 'permission_denied': {
+      const reason =
+        'reason' in error && typeof error.reason === 'string' ? error.reason : 'the policy refused it';
+      const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`;
+      return `${what} was not permitted: ${sentence} Do not ask again; ask the user, or the server's operator to allow it in the policy.`;
+    }
+    case 'approval_pending': {
+      const approval = 'approval' in error && error.approval ? ` (${String(error.approval)})` : '';
+      return `${what} needs an approval that is pending${approval}. Ask again once a person has approved it.`;
+    }
+    default:
+      return `${what} was refused: ${error.message}`;
+  }
 }
 
 /** The contract a resource read stands as before the gate: a `read` of its URI. */

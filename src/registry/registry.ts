@@ -11,9 +11,17 @@ import {
   type ResultValidation,
 } from '../dispatch/call.js';
 import { type Completed, failed } from '../dispatch/completed.js';
-import type { Envelope } from '../dispatch/envelope.js';
-import { registryClosedFailure } from '../dispatch/errors.js';
-import type { ApprovalQueue, Approver, BeforeCallHook, VisibilityHook } from '../dispatch/gate.js';
+import type { Envelope, FailureEnvelope } from '../dispatch/envelope.js';
+import { registryClosedFailure, storeUnavailableFailure } from '../dispatch/errors.js';
+import type {
+  ApprovalQueue,
+  Approver,
+  BeforeCallHook,
+  GateRequest,
+  GateTarget,
+  VisibilityHook,
+} from '../dispatch/gate.js';
+import { gateCall } from '../dispatch/gate-call.js';
 import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from '../dispatch/parse.js';
 import { type PipelineSettings, runCall } from '../dispatch/pipeline.js';
 import { isPromiseLike } from '../dispatch/run.js';
@@ -30,6 +38,7 @@ import {
   type CompletionResult,
   complete,
   getPrompt,
+  type OfferingGate,
   readResource,
 } from './offering-requests.js';
 import { RegistryRequestError } from './request-error.js';
@@ -457,7 +466,9 @@ export class Registry {
    * const { contents } = await registry.readResource('notes://todo');
    */
   readResource(uri: string, options: CallOptions = NO_OPTIONS): Promise<ReadResourceResult> {
-    return this.#open('resource', uri).then(() => readResource(this.#resources, uri, options, undefined));
+    return this.#open('resource', uri).then(() =>
+      readResource(this.#resources, uri, options, this.#offeringGate),
+    );
   }
 
   /**
@@ -516,7 +527,9 @@ export class Registry {
    * const { messages } = await registry.getPrompt('review', { path: 'src/index.ts' });
    */
   getPrompt(name: string, args?: unknown, options: CallOptions = NO_OPTIONS): Promise<GetPromptResult> {
-    return this.#open('prompt', name).then(() => getPrompt(this.#prompts, name, args, options, undefined));
+    return this.#open('prompt', name).then(() =>
+      getPrompt(this.#prompts, name, args, options, this.#offeringGate),
+    );
   }
 
   /**
@@ -537,6 +550,86 @@ export class Registry {
       complete(this.#resources, this.#prompts, reference, argument, context, options),
     );
   }
+
+  /**
+   * Puts an operation that is not a tool call through this registry's gate: the same hook, approvals
+   * (`resume`, session approvals, the call's `onAsk`, the approver, the queue) and observers as a call,
+   * with a contract standing for the operation and its `target`. Answers undefined to go on, or the
+   * refusal (`permission_denied`, `approval_pending`, …). The observers are told of the decision, with
+   * the target, before this settles; an observer that cannot record it refuses the operation
+   * (`store_unavailable`), as it withholds a call's result.
+   *
+   * @example
+   * const refused = await registry.gate(
+   *   { target: 'sampling', tool: samplingContract, meta: { source: 'mcp:files' }, arguments, callId: undefined, state },
+   * );
+   * if (refused) throw new Error(refused.error.message);
+   */
+  async gate(
+    request: GateRequest & { readonly target: GateTarget },
+    options: CallOptions = NO_OPTIONS,
+  ): Promise<FailureEnvelope | undefined> {
+    const startedAt = Date.now();
+    const name = request.tool.name;
+    if (this.closed) return this.#recordGate(request, registryClosedFailure(name), undefined, startedAt);
+    const trace = { arguments: request.arguments, decision: undefined, resultIssues: undefined, ran: false };
+    const refusal = await gateCall(this.#settings, request, options, trace);
+    return this.#recordGate(request, refusal, trace.decision, startedAt);
+  }
+
+  async #recordGate(
+    request: GateRequest & { readonly target: GateTarget },
+    refusal: FailureEnvelope | undefined,
+    decision: CallRecord['decision'],
+    startedAt: number,
+  ): Promise<FailureEnvelope | undefined> {
+    const observe = this.#settings.observe;
+    if (!observe) return refusal;
+    let held: unknown;
+    try {
+      held = observe({
+        tool: request.tool.name,
+        target: request.target,
+        category: request.tool.category,
+        callId: request.callId,
+        arguments: request.arguments,
+        decision:
+          refusal?.error.type === 'registry_closed'
+            ? { action: 'deny', rule: 'registry-closed', reason: 'the registry is closed' }
+            : decision,
+        outcome: refusal ? refusal.error.type : 'ok',
+        startedAt,
+        durationMs: Date.now() - startedAt,
+        state: request.state,
+      });
+    } catch {
+      // An observer that throws must not change the outcome, as for a call.
+    }
+    if (isPromiseLike(held)) {
+      try {
+        await held;
+      } catch (error) {
+        // Nothing is read that the audit could not record.
+        const message = error instanceof Error ? error.message : undefined;
+        return storeUnavailableFailure(request.tool.name, false, message);
+      }
+    }
+    return refusal;
+  }
+
+  /** The gate of resource reads and prompt gets. */
+  readonly #offeringGate: OfferingGate = (request, options) =>
+    this.gate(
+      {
+        target: request.target,
+        tool: request.contract,
+        meta: request.meta,
+        arguments: request.arguments,
+        callId: options.callId,
+        state: options.state,
+      },
+      options,
+    );
 
   /** Resolves while the registry is open; rejects with `closed` once it is closed. */
   #open(target: RegistryRequestError['target'], subject: unknown): Promise<void> {
