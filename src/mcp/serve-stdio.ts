@@ -9,7 +9,9 @@ import {
   type McpServerOptions,
   pageSizeOf,
 } from './create-mcp-server.js';
+import { followStdioListens } from './listen-watch.js';
 import { RequestStateSealer } from './request-state.js';
+import { ResourceWatchers } from './resource-watchers.js';
 
 /** Options of {@link serveStdio}. */
 export interface StdioServeOptions extends McpServerOptions {
@@ -73,6 +75,17 @@ export async function serveStdio(
     },
     { transport },
   );
+  // On revision 2026-07-28 the entry serves `subscriptions/listen`; the URIs a stream names are watched
+  // here, and their updates sent through the pinned server, whose notifications the entry routes.
+  const watchers = new ResourceWatchers(registry, (uri) => {
+    if (pinned?.transport) pinned.sendResourceUpdated({ uri }).catch(() => {});
+  });
+  const listens = followStdioListens(watchers);
+  const entryOnMessage = transport.onmessage;
+  transport.onmessage = (message) => {
+    listens.message(message);
+    entryOnMessage?.(message);
+  };
   // The entry takes the transport's `onclose` as it starts (the transport fires it at the end of stdin
   // too); we are told after it.
   const entryOnClose = transport.onclose;
@@ -83,6 +96,8 @@ export async function serveStdio(
   const stop = () => {
     stopFollowing();
     stopKinds();
+    listens.close();
+    watchers.close();
   };
   closed.then(stop, stop);
   return {
