@@ -175,6 +175,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const registryOptions = options.registry ?? {};
   const registry = new Registry({
     ...registryOptions,
+    ...(config.maxBinaryBytes !== undefined ? { maxBinaryBytes: config.maxBinaryBytes } : {}),
     beforeCall: withheldPassGate(registryOptions.beforeCall),
   });
   const served = new ServedRegistry(registry, log);

@@ -560,6 +560,18 @@ describe('the toolpact section', () => {
     expect(Object.isFrozen(config.servers[0]?.target)).toBe(true);
   });
 
+  test('maxBinaryBytes is a whole number of bytes, 0 or more; anything else is refused at its path', () => {
+    expect(read(write('a.json', { mcpServers: {}, toolpact: { maxBinaryBytes: 0 } })).maxBinaryBytes).toBe(0);
+    expect(read(write('b.json', { mcpServers: {}, toolpact: {} })).maxBinaryBytes).toBeUndefined();
+    for (const value of [-1, 1.5, '10MB', null]) {
+      const error = refusal(() =>
+        read(write('bad.json', { mcpServers: {}, toolpact: { maxBinaryBytes: value } })),
+      );
+      expect(error.path).toBe('$.toolpact.maxBinaryBytes');
+      expect(error.message).toContain('must be a whole number of bytes, 0 or more (default 10485760');
+    }
+  });
+
   test('search: true turns search on with no limit; false leaves it off', () => {
     expect(read(write('a.json', { mcpServers: {}, toolpact: { search: true } })).search).toEqual({});
     expect(read(write('b.json', { mcpServers: {}, toolpact: { search: false } })).search).toBeUndefined();

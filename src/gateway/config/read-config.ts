@@ -223,6 +223,7 @@ export function parseGatewayConfig(
   if (servers.some((entry) => entry.target.kind !== 'stdio' && entry.target.oauth !== undefined))
     config.tokens = toolpact.tokens ?? defaultTokenFile(variables.env);
   if (toolpact.startTimeoutMs !== undefined) config.startTimeoutMs = toolpact.startTimeoutMs;
+  if (toolpact.maxBinaryBytes !== undefined) config.maxBinaryBytes = toolpact.maxBinaryBytes;
   if (toolpact.policy !== undefined && 'file' in toolpact.policy) config.policyFile = toolpact.policy.file;
   if (options.refuseExposedFiles !== false) {
     refuseGrantsOverGatewayFiles(config, gatewayFiles(config), (name, kind) =>

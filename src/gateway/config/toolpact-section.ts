@@ -14,6 +14,7 @@ const SECTION_KEYS = [
   'newTools',
   'lock',
   'startTimeoutMs',
+  'maxBinaryBytes',
   'auth',
   'tokens',
 ];
@@ -44,6 +45,8 @@ export interface ToolpactSection {
   readonly newTools: 'allow' | 'withhold';
   readonly lock?: string;
   readonly startTimeoutMs?: number;
+  /** Most decoded bytes of binary content in one result passed on to the client. */
+  readonly maxBinaryBytes?: number;
   /** The auth file of `gateway --http`, absolute. */
   readonly auth?: string;
   /** Where sign-ins to remote servers are kept, absolute. */
@@ -155,6 +158,17 @@ export function parseToolpactSection(section: unknown, scope: VariableScope, bas
       );
     }
     result.startTimeoutMs = value;
+  }
+  if (section.maxBinaryBytes !== undefined) {
+    const value = section.maxBinaryBytes;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      invalid(
+        scope,
+        `${ROOT}.maxBinaryBytes`,
+        `must be a whole number of bytes, 0 or more (default 10485760, 10 MiB; 0 passes no binary data on), received ${describe(value)}.`,
+      );
+    }
+    result.maxBinaryBytes = value;
   }
   return result;
 }

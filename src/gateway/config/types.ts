@@ -112,6 +112,11 @@ export interface GatewayConfig {
   readonly lock?: string;
   /** `toolpact.startTimeoutMs`: the longest wait for a server's first start (see `GatewayOptions`). */
   readonly startTimeoutMs?: number;
+  /**
+   * `toolpact.maxBinaryBytes`: most decoded bytes of binary content (images, audio, embedded blobs) in
+   * one result passed on to the client (default 10 MiB); read when the gateway starts.
+   */
+  readonly maxBinaryBytes?: number;
   /** `toolpact.auth`: the auth file of `gateway --http` (relative to the config's folder), absolute. */
   readonly auth?: string;
   /**
