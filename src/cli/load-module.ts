@@ -2,6 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type AnyTool, isTool } from '../contract/tool.js';
+import { isPrompt, type Prompt } from '../define/define-prompt.js';
+import { isResource, type Resource } from '../define/define-resource.js';
 import { Registry } from '../registry/registry.js';
 import { InputError } from './io.js';
 
@@ -10,7 +12,9 @@ const EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']);
 /**
  * Loads a module of tools and returns them as a registry. Tools are taken, in this order, from: a
  * default export (a `Registry` or an array of tools), an export named `registry` or `tools`, otherwise
- * every named export that is a tool. TypeScript files are loaded with tsx.
+ * every named export that is a tool. Unless the module exports a `Registry` (which holds its own),
+ * its resources and prompts are added too: the arrays exported as `resources` and `prompts`, and every
+ * named export made by `defineResource` or `definePrompt`. TypeScript files are loaded with tsx.
  */
 export async function loadRegistry(modulePath: string, cwd: string): Promise<Registry> {
   const absolute = isAbsolute(modulePath) ? modulePath : resolve(cwd, modulePath);
@@ -76,7 +80,7 @@ export function registryFromExports(exports: Record<string, unknown>, label: str
       const bad = value.findIndex((item) => !isTool(item));
       if (bad >= 0)
         throw new InputError(`In "${label}", the ${where} is an array whose item ${bad} is not a tool.`);
-      return new Registry().register(...(value as AnyTool[]));
+      return withOfferings(new Registry().register(...(value as AnyTool[])), exports, label);
     }
     if (isRegistryLike(value)) return value as Registry;
     if (where !== 'default export') {
@@ -86,12 +90,38 @@ export function registryFromExports(exports: Record<string, unknown>, label: str
   const tools = Object.entries(exports)
     .filter(([key, value]) => key !== 'default' && isTool(value))
     .map(([, value]) => value as AnyTool);
-  if (tools.length === 0) {
+  const registry = withOfferings(new Registry().register(...tools), exports, label);
+  if (tools.length === 0 && registry.resources().length === 0 && registry.prompts().length === 0) {
     throw new InputError(
-      `"${label}" exports no tools. Export a Registry or an array of tools as default, or export tools made with defineTool().`,
+      `"${label}" exports no tools. Export a Registry or an array of tools as default, or export tools made with defineTool() (and resources and prompts made with defineResource() and definePrompt()).`,
     );
   }
-  return new Registry().register(...tools);
+  return registry;
+}
+
+/** Adds the resources and prompts a module exports (see {@link loadRegistry}). */
+function withOfferings(registry: Registry, exports: Record<string, unknown>, label: string): Registry {
+  const resources = offered(exports, 'resources', isResource, label) as Resource[];
+  const prompts = offered(exports, 'prompts', isPrompt, label) as Prompt[];
+  return registry.registerResource(resources).registerPrompt(prompts);
+}
+
+/** The array exported under `key` and every named export `is` accepts, each once. */
+function offered(
+  exports: Record<string, unknown>,
+  key: 'resources' | 'prompts',
+  is: (value: unknown) => boolean,
+  label: string,
+): unknown[] {
+  const listed = exports[key];
+  if (listed !== undefined && (!Array.isArray(listed) || !listed.every(is))) {
+    const made = key === 'resources' ? 'defineResource()' : 'definePrompt()';
+    throw new InputError(`In "${label}", the export "${key}" is not an array of ${key} made with ${made}.`);
+  }
+  const named = Object.entries(exports)
+    .filter(([name, value]) => name !== 'default' && is(value))
+    .map(([, value]) => value);
+  return [...new Set([...((listed as unknown[] | undefined) ?? []), ...named])];
 }
 
 // A Registry from another copy of toolpact (e.g. the user's own node_modules) still works.

@@ -3,8 +3,16 @@ import type { Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import type { Registry } from '../registry/registry.js';
 import { clientChannel, type McpClientChannel } from './client-channel.js';
-import { buildMcpServer, followChanges, type McpServerOptions, pageSizeOf } from './create-mcp-server.js';
+import {
+  buildMcpServer,
+  followChanges,
+  followKinds,
+  type McpServerOptions,
+  pageSizeOf,
+} from './create-mcp-server.js';
+import { followStdioListens } from './listen-watch.js';
 import { RequestStateSealer } from './request-state.js';
+import { ResourceWatchers } from './resource-watchers.js';
 
 /** Options of {@link serveStdio}. */
 export interface StdioServeOptions extends McpServerOptions {
@@ -62,6 +70,11 @@ export async function serveStdio(
   const stopFollowing = followChanges(options.listing ?? registry, () => {
     if (pinned?.transport) pinned.sendToolListChanged().catch(() => {});
   });
+  const stopKinds = followKinds(registry, (kind) => {
+    if (!pinned?.transport) return;
+    const sent = kind === 'resources' ? pinned.sendResourceListChanged() : pinned.sendPromptListChanged();
+    sent.catch(() => {});
+  });
   const handle = serveStdioEntry(
     () => {
       const server = buildMcpServer(
@@ -77,6 +90,17 @@ export async function serveStdio(
     },
     { transport },
   );
+  // On revision 2026-07-28 the entry serves `subscriptions/listen`; the URIs a stream names are watched
+  // here, and their updates sent through the pinned server, whose notifications the entry routes.
+  const watchers = new ResourceWatchers(registry, (uri) => {
+    if (pinned?.transport) pinned.sendResourceUpdated({ uri }).catch(() => {});
+  });
+  const listens = followStdioListens(watchers);
+  const entryOnMessage = transport.onmessage;
+  transport.onmessage = (message) => {
+    listens.message(message);
+    entryOnMessage?.(message);
+  };
   // The entry takes the transport's `onclose` as it starts (the transport fires it at the end of stdin
   // too); we are told after it.
   const entryOnClose = transport.onclose;
@@ -84,7 +108,13 @@ export async function serveStdio(
     entryOnClose?.();
     resolveClosed();
   };
-  closed.then(stopFollowing, stopFollowing);
+  const stop = () => {
+    stopFollowing();
+    stopKinds();
+    listens.close();
+    watchers.close();
+  };
+  closed.then(stop, stop);
   return {
     closed,
     async close() {

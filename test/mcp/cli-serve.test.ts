@@ -73,7 +73,7 @@ describe('toolpact serve: usage errors exit 2 with a message', () => {
 });
 
 describe('toolpact serve, started as a process', () => {
-  test('over stdio, an SDK Client lists and calls the tools of the module', async () => {
+  test('over stdio, an SDK Client lists and calls the tools of the module, and reads its resources and prompts', async () => {
     const client = new Client({ name: 'cli-test', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({
@@ -89,6 +89,16 @@ describe('toolpact serve, started as a process', () => {
       expect(tools.map((tool) => tool.name)).toContain('echo');
       const result = await client.callTool({ name: 'echo', arguments: { text: 'via cli' } });
       expect(JSON.parse(text(result))).toEqual({ ok: true, result: 'via cli' });
+      expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual([
+        'fixture://motd',
+      ]);
+      expect((await client.readResource({ uri: 'fixture://motd' })).contents).toEqual([
+        { uri: 'fixture://motd', mimeType: 'text/plain', text: 'Served by the CLI.' },
+      ]);
+      const prompt = await client.getPrompt({ name: 'echo_twice', arguments: { text: 'hi' } });
+      expect(prompt.messages).toEqual([
+        { role: 'user', content: { type: 'text', text: 'Call echo twice with "hi".' } },
+      ]);
     } finally {
       await client.close();
     }

@@ -6,6 +6,7 @@ import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { closeWithin } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
+import { offeringRows, renderOfferings } from '../offerings-view.js';
 import { renderTable } from '../table.js';
 
 /** The formats whose token cost and refusals the overview shows, with their column titles. */
@@ -37,6 +38,8 @@ export const command: Command = {
     '--always-loaded, and search_tools) against sending every tool, in each format.',
     'With --format json: { "tools": [rows], "totals": {format: tokens}, "search": {...}, "refusals": [...],',
     '"findings": [...] }, and with --mcp "server": { "name", "era", "protocolVersion" }.',
+    "A module's resources and prompts are listed first, and linted with the tools; in JSON they are",
+    '"resources" and "prompts" (present when the module offers any).',
     'Exit 1 when a lint finding is an error (a provider refusal is one), 2 for usage errors.',
   ].join('\n'),
   async run(args, io) {
@@ -92,8 +95,11 @@ export const command: Command = {
           }
         : undefined;
       const { tools, totals, search, refusals, lint } = overview;
+      const offerings = offeringRows(registry);
+      const offered = offerings.resources.length + offerings.prompts.length > 0;
       const data = {
         tools,
+        ...(offered ? offerings : {}),
         totals,
         search,
         refusals,
@@ -104,7 +110,7 @@ export const command: Command = {
       io.stdout(
         format === 'json'
           ? `${JSON.stringify(server ? { server, ...data } : data, null, 2)}\n`
-          : `${server ? `MCP server "${server.name}": ${server.era} era, protocol ${server.protocolVersion ?? 'unknown'}\n\n` : ''}${await renderOverview(overview, source)}`,
+          : `${server ? `MCP server "${server.name}": ${server.era} era, protocol ${server.protocolVersion ?? 'unknown'}\n\n` : ''}${renderOfferings(offerings)}${await renderOverview(overview, source)}`,
       );
       return lint.errorCount > 0 ? 1 : 0;
     } finally {

@@ -61,6 +61,8 @@ export const command: Command = {
           // The served registry owns the module's registry: closing it stops imported MCP servers.
           served = ownLoaded(new Registry(registryOptions), loaded);
           served.register(loaded.list());
+          // Its resources and prompts are served under the same gate (a read is a read of its URI).
+          served.registerResource(loaded.resources?.() ?? []).registerPrompt(loaded.prompts?.() ?? []);
           return { registry: served };
         },
       });
