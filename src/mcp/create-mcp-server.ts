@@ -18,7 +18,7 @@ import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
 import { toMcpCallResult, toMcpTool } from '../schema/mcp.js';
 import { closestNames } from '../util/closest.js';
-import { approvalCall } from './modern-approval.js';
+import { modernCall } from './modern-call.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor } from './pagination.js';
 import {
   createRequestContext,
@@ -261,7 +261,7 @@ export function buildMcpServer(
     const outcome = hidden
       ? { envelope: unknownToolFailure(name, closestNames(name, visibleNames(registry, context))) }
       : isModernRequest(ctx)
-        ? await approvalCall(registry, name, args, base, ctx, context, approvals)
+        ? await modernCall(registry, name, args, base, ctx, context, approvals)
         : { envelope: await registry.call(name, args, base) };
     if ('inputRequired' in outcome) return outcome.inputRequired;
     const envelope = outcome.envelope;
