@@ -33,6 +33,21 @@ export {
 } from './define/broken-defaults.js';
 export { type CreateToolOptions, createTool } from './define/create-tool.js';
 export {
+  definePrompt,
+  isPrompt,
+  type Prompt,
+  type PromptArgumentDefinition,
+  type PromptDefinition,
+  type PromptGetResult,
+} from './define/define-prompt.js';
+export {
+  defineResource,
+  isResource,
+  type Resource,
+  type ResourceDefinition,
+  type ResourceReadResult,
+} from './define/define-resource.js';
+export {
   type DefineToolOptions,
   defineTool,
   type InferArguments,
@@ -41,6 +56,19 @@ export {
   type StandardSchemaWithJson,
 } from './define/define-tool.js';
 export type { FromJsonSchema } from './define/from-json-schema.js';
+export type {
+  BlobResourceContents,
+  ContentAnnotations,
+  GetPromptResult,
+  PromptContent,
+  PromptMessage,
+  ReadResourceResult,
+  ResourceContents,
+  TextResourceContents,
+  WireMeta,
+} from './define/mcp-content.js';
+export type { Completer, CompletionContext, OfferingMeta, ReadContext } from './define/read-context.js';
+export { UriTemplate } from './define/uri-template.js';
 export {
   type AbortedError,
   type ApprovalPendingError,
@@ -96,12 +124,16 @@ export {
   type CallRecord,
   type CallStart,
   type CallWrapper,
+  type CompletionReference,
+  type CompletionResult,
+  type OfferingKind,
   type OwnedResource,
   Registry,
   RegistryCloseError,
   type RegistryOptions,
   type ResultValidation,
 } from './registry/registry.js';
+export { type RegistryRequestCode, RegistryRequestError } from './registry/request-error.js';
 export { toProviderTools } from './schema/to-provider-tools.js';
 export {
   PROVIDER_FORMATS,

@@ -15,6 +15,8 @@ export interface AuditEntry {
   /** When the call started, ISO 8601. */
   readonly time: string;
   readonly tool: string;
+  /** What was decided on when it was not a tool call: `resource` (a read), `prompt` (a get), `sampling`. */
+  readonly target?: 'resource' | 'prompt' | 'sampling';
   readonly category: string | null;
   readonly source: string | null;
   readonly callId: string | null;
@@ -138,6 +140,7 @@ export function toEntry(record: CallRecord, options: AuditLogOptions = {}): Audi
     v: 1,
     time: new Date(record.startedAt).toISOString(),
     tool: redactText(record.tool).slice(0, 200),
+    ...(record.target === undefined || record.target === 'tool' ? {} : { target: record.target }),
     category: record.category ?? null,
     source: decision?.source ?? null,
     callId: record.callId === undefined ? null : redactText(String(record.callId)).slice(0, 200),

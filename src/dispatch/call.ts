@@ -1,6 +1,6 @@
 import type { ToolContract } from '../contract/index.js';
 import type { Envelope } from './envelope.js';
-import type { AskHandler, GateDecision, ResumedDecision } from './gate.js';
+import type { AskHandler, GateDecision, GateTarget, ResumedDecision } from './gate.js';
 import type { ValidationIssue } from './issues.js';
 
 /** Options of one call. */
@@ -30,7 +30,10 @@ export interface CallOptions {
 
 /** What an observer is told about a finished call. */
 export interface CallRecord {
+  /** The tool's name; for a resource read or a prompt get, the resource's or the prompt's name. */
   readonly tool: string;
+  /** What was decided on, when it was not a tool call (`Registry.gate`): a resource, a prompt, sampling. */
+  readonly target?: GateTarget;
   readonly category: ToolContract['category'] | undefined;
   readonly callId: string | undefined;
   /** The validated arguments, or what was parsed when validation failed, or undefined. */

@@ -2,6 +2,7 @@ import { CATEGORIES, isToolCategory, resolveEffects, type ToolContract } from '.
 import { type AnyTool, isTool } from '../contract/tool.js';
 import { closestNames } from '../util/closest.js';
 import { type LintConfig, LintConfigError, type ResolvedLintConfig, resolveLintConfig } from './config.js';
+import { offeringFindings, offersMore } from './offerings.js';
 import { parametersOf } from './parameters.js';
 import { providerFacts } from './provider-facts.js';
 import { renderMessage } from './render-message.js';
@@ -90,6 +91,13 @@ export function lint(source: LintSource, options: LintOptions = {}): LintResult 
       },
     };
     rule.check(context);
+  }
+  // A registry's resources and prompts are model-visible too: the hidden-instruction rules read them,
+  // after the tools.
+  if (offersMore(source)) {
+    const offered = offeringFindings(source, config);
+    for (const finding of offered) if (!order.has(finding.tool!)) order.set(finding.tool!, order.size);
+    findings.push(...offered);
   }
   findings.sort(
     (a, b) =>

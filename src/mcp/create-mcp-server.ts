@@ -18,7 +18,7 @@ import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
 import { toMcpCallResult, toMcpTool } from '../schema/mcp.js';
 import { closestNames } from '../util/closest.js';
-import { modernCall } from './modern-call.js';
+import { modernCall, promptRounds } from './modern-call.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor } from './pagination.js';
 import {
   createRequestContext,
@@ -27,6 +27,7 @@ import {
   type McpRequestContext,
 } from './request-context.js';
 import type { RequestStateSealer } from './request-state.js';
+import { serveOfferings } from './serve-offerings.js';
 import { DISCOVER_CACHE_HINT, SERVED_NAME, SERVED_VERSION, servedCapabilities } from './served-identity.js';
 
 export { DISCOVER_TTL_MS } from './served-identity.js';
@@ -121,13 +122,50 @@ export function createMcpServer(
     const unsubscribe = followChanges(options.listing ?? registry, () => {
       if (server.transport) server.sendToolListChanged().catch(() => {});
     });
+    const stopOfferings = followOfferingChanges(registry, server);
     const previous = server.onclose;
     server.onclose = () => {
       unsubscribe();
+      stopOfferings();
       previous?.();
     };
   }
   return server;
+}
+
+/**
+ * Sends `notifications/resources/list_changed` or `notifications/prompts/list_changed` on a server
+ * when the registry's resources or prompts change, once per burst of the same tick; answers the
+ * unsubscribe.
+ */
+function followOfferingChanges(
+  registry: Registry,
+  server: Pick<Server, 'transport' | 'sendResourceListChanged' | 'sendPromptListChanged'>,
+): () => void {
+  return followKinds(registry, (kind) => {
+    if (!server.transport) return;
+    const sent = kind === 'resources' ? server.sendResourceListChanged() : server.sendPromptListChanged();
+    sent.catch(() => {});
+  });
+}
+
+/**
+ * Calls `send` once per kind (`resources`, `prompts`) for a burst of changes in the same tick;
+ * answers the unsubscribe. Tools are followed by {@link followChanges}.
+ *
+ * @example
+ * const stop = followKinds(registry, (kind) => kind === 'prompts' && handler.notify.promptsChanged());
+ */
+export function followKinds(registry: Registry, send: (kind: 'resources' | 'prompts') => void): () => void {
+  const pending = new Set<'resources' | 'prompts'>();
+  return registry.onListChange((kind) => {
+    if (kind === 'tools' || pending.has(kind)) return;
+    pending.add(kind);
+    queueMicrotask(() => {
+      pending.delete(kind);
+      send(kind);
+    });
+  });
 }
 
 /**
@@ -177,6 +215,10 @@ export function buildMcpServer(
   approvals?: RequestStateSealer,
 ): Server {
   const pageSize = pageSizeOf(options);
+  const offeringsHint = {
+    ttlMs: TOOLS_LIST_TTL_MS,
+    cacheScope: registry.listedPerCaller ? 'private' : 'public',
+  } as const;
   const server = new Server(
     { name: options.name ?? SERVED_NAME, version: options.version ?? SERVED_VERSION },
     {
@@ -192,6 +234,12 @@ export function buildMcpServer(
           ttlMs: options.listing && !modernListing(options.listing).route ? 0 : TOOLS_LIST_TTL_MS,
           cacheScope: registry.listedPerCaller ? 'private' : 'public',
         },
+        // Resources and prompts change as tools do (registered or relayed, and announced).
+        'resources/list': offeringsHint,
+        'resources/templates/list': offeringsHint,
+        'prompts/list': offeringsHint,
+        // A read answers what the resource holds now, for this caller (the gate may differ by caller).
+        'resources/read': { ttlMs: 0, cacheScope: 'private' },
         'server/discover': DISCOVER_CACHE_HINT,
       },
     },
@@ -199,6 +247,33 @@ export function buildMcpServer(
   // Revision 2026-07-28 has no logging/setLevel (the level rides each request's _meta); the SDK
   // answers it -32601 there, so this threshold is only ever set by a legacy connection.
   const threshold: LogThreshold = { level: undefined };
+
+  // The `state` a call, a read or a get runs with.
+  const stateOf = (context: McpRequestContext): unknown => {
+    if (!options.state) return context;
+    try {
+      return options.state(context);
+    } catch {
+      // A defect in the server's own state function: say nothing of it to the client.
+      throw new ProtocolError(ProtocolErrorCode.InternalError, 'The server could not prepare this request.');
+    }
+  };
+  const releaseOfferings = serveOfferings(server, registry, {
+    pageSize,
+    stateOf: (ctx) => stateOf(createRequestContext(server, ctx, threshold, traits.serverRequests)),
+    subscriptions: traits.listChanged,
+    // A prompt asks the client on revision 2026-07-28 as a tool does: in input-required rounds.
+    promptRounds: (ctx, name, args, get) => {
+      const context = createRequestContext(server, ctx, threshold, traits.serverRequests);
+      if (!approvals || !isModernRequest(ctx)) return get(stateOf(context));
+      return promptRounds(name, args, ctx, context, approvals, () => get(stateOf(context)));
+    },
+  });
+  const previousClose = server.onclose;
+  server.onclose = () => {
+    releaseOfferings();
+    previousClose?.();
+  };
 
   server.setRequestHandler('logging/setLevel', (request) => {
     threshold.level = request.params.level;
@@ -241,15 +316,7 @@ export function buildMcpServer(
     const request = routed.request;
     const name = request.params.name;
     const context = createRequestContext(server, ctx, threshold, traits.serverRequests);
-    let state: unknown = context;
-    if (options.state) {
-      try {
-        state = options.state(context);
-      } catch {
-        // A defect in the server's own state function: say nothing of it to the client.
-        throw new ProtocolError(ProtocolErrorCode.InternalError, 'The server could not prepare this call.');
-      }
-    }
+    const state = stateOf(context);
     // A tool this caller may never call is not listed to it, and its call is answered as an unknown
     // tool's would be: nothing says it exists.
     // An unknown name's suggestions, too, name only tools the caller may see.

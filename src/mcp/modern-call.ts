@@ -99,6 +99,85 @@ export async function modernCall(
     ...(resume ? { resume } : {}),
     onAsk: ask.onAsk,
   });
+  checkRound(name, round);
+  if (!states) return { envelope };
+  if (ask.asked && !envelope.ok && envelope.error.type === 'approval_pending') {
+    const requestState = states.seal(binding, { rule: ask.asked.decision.rule ?? null });
+    return { inputRequired: inputRequired({ inputRequests: approvalRequest(ask.asked), requestState }) };
+  }
+  const asked = round.asked;
+  if (asked.length === 0) return { envelope };
+  const granted = resume?.answer.action === 'allow' ? (resume.rule ?? null) : (carried.granted ?? undefined);
+  return nextRound(name, states, binding, { granted, answered: [...round.answered], asked }, round);
+}
+
+/**
+ * A `prompts/get` of revision 2026-07-28 whose prompt asks the client (`mcp.elicit/sample/listRoots`
+ * in its `get`): the same rounds as a tool's, with the state bound to the prompt, its arguments and
+ * the caller. `get` runs the prompt with the request's context as its state.
+ *
+ * @example
+ * const answer = await promptRounds(name, args, ctx, context, states, () => registry.getPrompt(name, args, options));
+ */
+export async function promptRounds<T>(
+  name: string,
+  args: unknown,
+  ctx: ServerContext,
+  context: McpRequestContext,
+  states: RequestStateSealer,
+  get: () => Promise<T>,
+): Promise<T | InputRequiredResult> {
+  const caller = principalOf(context);
+  const binding = bindingFor(
+    `prompt:${name}`,
+    args,
+    undefined,
+    caller === undefined ? undefined : principalKey(caller),
+  );
+  const sealed = ctx.mcpReq.requestState<unknown>();
+  let carried: CarriedState = {};
+  if (sealed !== undefined) {
+    const opened = await states.consumeShared(sealed, binding);
+    if (!opened.ok) {
+      if (UNREADABLE.has(opened.code)) throw unreadable(name, opened.message, opened.code);
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, opened.message, {
+        requestState: opened.code,
+      });
+    }
+    carried = carriedOf(opened.data);
+  }
+  const round = new InputRound(
+    context.clientCapabilities,
+    carried.answered ?? [],
+    carried.asked ?? [],
+    ctx.mcpReq.inputResponses,
+  );
+  useInputRound(context, round);
+  let answer: T | undefined;
+  let failure: unknown;
+  try {
+    answer = await get();
+  } catch (error) {
+    failure = error;
+  }
+  checkRound(name, round);
+  const asked = round.asked;
+  if (asked.length === 0) {
+    if (failure !== undefined) throw failure;
+    return answer as T;
+  }
+  const outcome = nextRound(name, states, binding, { answered: [...round.answered], asked }, round);
+  if ('envelope' in outcome) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      outcome.envelope.ok ? '' : outcome.envelope.error.message,
+    );
+  }
+  return outcome.inputRequired;
+}
+
+/** Refuses a round that needed an undeclared capability (-32021) or got an answer of the wrong kind (-32602). */
+function checkRound(name: string, round: InputRound): void {
   const missing = round.missingCapabilities;
   if (missing) throw missingCapability(name, missing);
   const misanswered = round.misanswered;
@@ -109,15 +188,6 @@ export async function modernCall(
       { key: misanswered.key, expected: inputMethod(misanswered.kind), received: misanswered.received },
     );
   }
-  if (!states) return { envelope };
-  if (ask.asked && !envelope.ok && envelope.error.type === 'approval_pending') {
-    const requestState = states.seal(binding, { rule: ask.asked.decision.rule ?? null });
-    return { inputRequired: inputRequired({ inputRequests: approvalRequest(ask.asked), requestState }) };
-  }
-  const asked = round.asked;
-  if (asked.length === 0) return { envelope };
-  const granted = resume?.answer.action === 'allow' ? (resume.rule ?? null) : (carried.granted ?? undefined);
-  return nextRound(name, states, binding, { granted, answered: [...round.answered], asked }, round);
 }
 
 /** What a state carries from one round to the next. */

@@ -22,12 +22,14 @@ import {
   buildMcpServer,
   createMcpServer,
   followChanges,
+  followKinds,
   type McpServerOptions,
   pageSizeOf,
 } from './create-mcp-server.js';
 import { parseHostHeader } from './host-header.js';
 import type { HttpRoute } from './http-route.js';
 import { type JsonBodyFailure, jsonBodyMessage, readJsonBody } from './json-body.js';
+import { watchListenStream } from './listen-watch.js';
 import {
   checkRequestOrigin,
   invalidHostEntries,
@@ -35,6 +37,7 @@ import {
   type OriginRefusal,
 } from './origin-check.js';
 import { RequestStateSealer } from './request-state.js';
+import { ResourceWatchers } from './resource-watchers.js';
 import {
   clientOf,
   DEFAULT_MAX_SESSIONS,
@@ -238,9 +241,19 @@ export async function serveHttp(
   const serveModern = toNodeHandler(modern, { maxRequestBodySize: maxBody });
   // Modern clients see the listing's stateless view, which changes only with the registry: a legacy
   // session's search must not tell them their list changed.
-  const stopFollowing = followChanges(options.listing?.stateless ?? options.listing ?? registry, () =>
+  const stopTools = followChanges(options.listing?.stateless ?? options.listing ?? registry, () =>
     modern.notify.toolsChanged(),
   );
+  const stopKinds = followKinds(registry, (kind) =>
+    kind === 'resources' ? modern.notify.resourcesChanged() : modern.notify.promptsChanged(),
+  );
+  // The resources modern listen streams opted in to, each watched once for every stream.
+  const listened = new ResourceWatchers(registry, (uri) => modern.notify.resourceUpdated(uri));
+  const stopFollowing = () => {
+    stopTools();
+    stopKinds();
+    listened.close();
+  };
 
   const serveLegacy = async (
     request: IncomingMessage,
@@ -417,6 +430,7 @@ export async function serveHttp(
     });
     const legacy = route.kind === 'legacy' && !isBareDiscover(body, request);
     if (legacy) return serveLegacy(request, response, method, body, principal);
+    watchListenStream(listened, body, response);
     await serveModern(request, response, body);
   };
 

@@ -2,7 +2,13 @@ import type { Readable, Writable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import type { Registry } from '../registry/registry.js';
-import { buildMcpServer, followChanges, type McpServerOptions, pageSizeOf } from './create-mcp-server.js';
+import {
+  buildMcpServer,
+  followChanges,
+  followKinds,
+  type McpServerOptions,
+  pageSizeOf,
+} from './create-mcp-server.js';
 import { RequestStateSealer } from './request-state.js';
 
 /** Options of {@link serveStdio}. */
@@ -55,6 +61,11 @@ export async function serveStdio(
   const stopFollowing = followChanges(options.listing ?? registry, () => {
     if (pinned?.transport) pinned.sendToolListChanged().catch(() => {});
   });
+  const stopKinds = followKinds(registry, (kind) => {
+    if (!pinned?.transport) return;
+    const sent = kind === 'resources' ? pinned.sendResourceListChanged() : pinned.sendPromptListChanged();
+    sent.catch(() => {});
+  });
   const handle = serveStdioEntry(
     () => {
       pinned = buildMcpServer(registry, options, { listChanged: true, serverRequests: true }, approvals);
@@ -69,7 +80,11 @@ export async function serveStdio(
     entryOnClose?.();
     resolveClosed();
   };
-  closed.then(stopFollowing, stopFollowing);
+  const stop = () => {
+    stopFollowing();
+    stopKinds();
+  };
+  closed.then(stop, stop);
   return {
     closed,
     async close() {

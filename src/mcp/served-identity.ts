@@ -26,12 +26,26 @@ export const DISCOVER_CACHE_HINT = { ttlMs: DISCOVER_TTL_MS, cacheScope: 'public
  */
 export const MODERN_REVISIONS: readonly string[] = ['2026-07-28'];
 
-/** The capabilities a served registry declares; `listChanged` is false where no notification can reach the client. */
+/**
+ * The capabilities a served registry declares; `listChanged` (and resource subscriptions) are false
+ * where no notification can reach the client. Resources, prompts and completions are declared even
+ * for a registry that has none yet: a gateway's upstreams bring theirs after it starts, and an empty
+ * list is a true answer.
+ */
 export function servedCapabilities(listChanged: boolean): {
   tools: { listChanged: boolean };
+  resources: { subscribe: boolean; listChanged: boolean };
+  prompts: { listChanged: boolean };
+  completions: Record<string, never>;
   logging: Record<string, never>;
 } {
-  return { tools: { listChanged }, logging: {} };
+  return {
+    tools: { listChanged },
+    resources: { subscribe: listChanged, listChanged },
+    prompts: { listChanged },
+    completions: {},
+    logging: {},
+  };
 }
 
 /**

@@ -1,5 +1,8 @@
 import { type ToolContract, WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
 import { type AnyTool, isTool } from '../contract/tool.js';
+import type { Prompt } from '../define/define-prompt.js';
+import type { Resource } from '../define/define-resource.js';
+import type { GetPromptResult, ReadResourceResult } from '../define/mcp-content.js';
 import {
   type CallOptions,
   type CallRecord,
@@ -8,9 +11,17 @@ import {
   type ResultValidation,
 } from '../dispatch/call.js';
 import { type Completed, failed } from '../dispatch/completed.js';
-import type { Envelope } from '../dispatch/envelope.js';
-import { registryClosedFailure } from '../dispatch/errors.js';
-import type { ApprovalQueue, Approver, BeforeCallHook, VisibilityHook } from '../dispatch/gate.js';
+import type { Envelope, FailureEnvelope } from '../dispatch/envelope.js';
+import { registryClosedFailure, storeUnavailableFailure } from '../dispatch/errors.js';
+import type {
+  ApprovalQueue,
+  Approver,
+  BeforeCallHook,
+  GateRequest,
+  GateTarget,
+  VisibilityHook,
+} from '../dispatch/gate.js';
+import { gateCall } from '../dispatch/gate-call.js';
 import { type ArgumentLimits, DEFAULT_ARGUMENT_LIMITS } from '../dispatch/parse.js';
 import { type PipelineSettings, runCall } from '../dispatch/pipeline.js';
 import { isPromiseLike } from '../dispatch/run.js';
@@ -21,6 +32,16 @@ import { describeNameKey, nameKeys } from '../schema/names.js';
 import { toProviderTools } from '../schema/to-provider-tools.js';
 import type { ProviderFormat, ProviderToolMap, SchemaOptions } from '../schema/types.js';
 import { deepFreeze } from '../util/deep-freeze.js';
+import { PromptCatalog, ResourceCatalog } from './catalog.js';
+import {
+  type CompletionReference,
+  type CompletionResult,
+  complete,
+  getPrompt,
+  type OfferingGate,
+  readResource,
+} from './offering-requests.js';
+import { RegistryRequestError } from './request-error.js';
 
 export type {
   CallEnd,
@@ -30,6 +51,10 @@ export type {
   CallWrapper,
   ResultValidation,
 } from '../dispatch/call.js';
+export type { CompletionReference, CompletionResult } from './offering-requests.js';
+
+/** What a registry offers, for {@link Registry.onListChange}: which list changed. */
+export type OfferingKind = 'tools' | 'resources' | 'prompts';
 
 // A tool's context names the registry running it; the tool's module cannot import this one, which
 // imports tools, so the type is added here.
@@ -115,6 +140,9 @@ export class Registry {
   /** What the call pipeline reads of this registry (`src/dispatch/pipeline.ts`). */
   readonly #settings: PipelineSettings;
   readonly #listeners = new Set<() => void>();
+  readonly #listListeners = new Set<(kind: OfferingKind) => void>();
+  readonly #resources = new ResourceCatalog();
+  readonly #prompts = new PromptCatalog();
   readonly #wrappers = new CallWrappers();
   /** One call through the pipeline, as the innermost wrapper runs it. */
   readonly #attempt: Attempt = (name, args, options, withRecord) =>
@@ -393,6 +421,240 @@ export class Registry {
   }
 
   /**
+   * Calls `listener` with the kind of what changed (`tools`, `resources` or `prompts`) whenever
+   * something of that kind is registered or removed; returns a function that unsubscribes. The MCP
+   * server sends the `list_changed` notification of that kind alone.
+   *
+   * @example
+   * registry.onListChange((kind) => { if (kind === 'prompts') refreshSlashCommands(); });
+   */
+  onListChange(listener: (kind: OfferingKind) => void): () => void {
+    this.#listListeners.add(listener);
+    return () => this.#listListeners.delete(listener);
+  }
+
+  /**
+   * Enrols resources made by `defineResource`. A URI or template already registered (or a value that
+   * is not a resource) throws {@link ToolDefinitionError}.
+   *
+   * @example
+   * registry.registerResource(readme, note);
+   */
+  registerResource(...input: readonly (Resource | readonly Resource[])[]): this {
+    if (this.#resources.add(input.flat()) > 0) this.#listChanged('resources');
+    return this;
+  }
+
+  /** Removes a resource by its key (its `uri`, or its `template` as written); true when it was registered. */
+  unregisterResource(key: string): boolean {
+    const removed = this.#resources.remove(key);
+    if (removed) this.#listChanged('resources');
+    return removed;
+  }
+
+  /** Every registered resource, static ones and templates, in registration order. */
+  resources(): Resource[] {
+    return this.#resources.list();
+  }
+
+  /**
+   * Reads the resource with that URI: the static resource that has it, else the first template (in
+   * registration order) that matches it. Refusals reject with a {@link RegistryRequestError}
+   * (`not_found`, `denied`, `failed`, `closed`).
+   *
+   * @example
+   * const { contents } = await registry.readResource('notes://todo');
+   */
+  readResource(uri: string, options: CallOptions = NO_OPTIONS): Promise<ReadResourceResult> {
+    return this.#open('resource', uri).then(() =>
+      readResource(this.#resources, uri, options, this.#offeringGate),
+    );
+  }
+
+  /**
+   * Watches the resource with that URI for one subscriber (its definition's `subscribe`); answers the
+   * function that stops watching. A resource without `subscribe` never calls `updated`.
+   */
+  async subscribeResource(
+    uri: string,
+    updated: () => void,
+    options: CallOptions = NO_OPTIONS,
+  ): Promise<() => void> {
+    await this.#open('resource', uri);
+    const found = typeof uri === 'string' ? this.#resources.find(uri) : undefined;
+    if (!found) {
+      throw new RegistryRequestError(
+        'not_found',
+        'resource',
+        String(uri),
+        `No resource has the URI ${JSON.stringify(String(uri).slice(0, 200))}, so it cannot be subscribed to. List the resources and subscribe to one of those.`,
+      );
+    }
+    const subscribe = found.resource.subscribe;
+    if (!subscribe) return () => {};
+    return subscribe(uri, updated, {
+      signal: options.signal ?? new AbortController().signal,
+      state: options.state,
+    });
+  }
+
+  /**
+   * Enrols prompts made by `definePrompt`. A name already registered (or a value that is not a prompt)
+   * throws {@link ToolDefinitionError}.
+   */
+  registerPrompt(...input: readonly (Prompt | readonly Prompt[])[]): this {
+    if (this.#prompts.add(input.flat()) > 0) this.#listChanged('prompts');
+    return this;
+  }
+
+  /** Removes a prompt; true when it was registered. */
+  unregisterPrompt(name: string): boolean {
+    const removed = this.#prompts.remove(name);
+    if (removed) this.#listChanged('prompts');
+    return removed;
+  }
+
+  /** Every registered prompt, in registration order. */
+  prompts(): Prompt[] {
+    return this.#prompts.list();
+  }
+
+  /**
+   * Gets a prompt's messages: checks the arguments (each a string, every required one, no unknown
+   * one), then runs its `get`. Refusals reject with a {@link RegistryRequestError}.
+   *
+   * @example
+   * const { messages } = await registry.getPrompt('review', { path: 'src/index.ts' });
+   */
+  getPrompt(name: string, args?: unknown, options: CallOptions = NO_OPTIONS): Promise<GetPromptResult> {
+    return this.#open('prompt', name).then(() =>
+      getPrompt(this.#prompts, name, args, options, this.#offeringGate),
+    );
+  }
+
+  /**
+   * Suggestions for an argument of a prompt, or a variable of a resource template (named by its
+   * template text), from what was typed so far: at most 100, with `total` and `hasMore` when there
+   * are more. An argument without a completion function answers no values.
+   *
+   * @example
+   * await registry.complete({ type: 'ref/prompt', name: 'review' }, { name: 'path', value: 'src/' });
+   */
+  complete(
+    reference: CompletionReference,
+    argument: { readonly name: string; readonly value: string },
+    context?: { readonly arguments?: Readonly<Record<string, string>> },
+    options: CallOptions = NO_OPTIONS,
+  ): Promise<CompletionResult> {
+    return this.#open('completion', argument?.name).then(() =>
+      complete(this.#resources, this.#prompts, reference, argument, context, options),
+    );
+  }
+
+  /**
+   * Puts an operation that is not a tool call through this registry's gate: the same hook, approvals
+   * (`resume`, session approvals, the call's `onAsk`, the approver, the queue) and observers as a call,
+   * with a contract standing for the operation and its `target`. Answers undefined to go on, or the
+   * refusal (`permission_denied`, `approval_pending`, …). The observers are told of the decision, with
+   * the target, before this settles; an observer that cannot record it refuses the operation
+   * (`store_unavailable`), as it withholds a call's result.
+   *
+   * @example
+   * const refused = await registry.gate(
+   *   { target: 'sampling', tool: samplingContract, meta: { source: 'mcp:files' }, arguments, callId: undefined, state },
+   * );
+   * if (refused) throw new Error(refused.error.message);
+   */
+  async gate(
+    request: GateRequest & { readonly target: GateTarget },
+    options: CallOptions = NO_OPTIONS,
+  ): Promise<FailureEnvelope | undefined> {
+    const startedAt = Date.now();
+    const name = request.tool.name;
+    if (this.closed) return this.#recordGate(request, registryClosedFailure(name), undefined, startedAt);
+    const trace = { arguments: request.arguments, decision: undefined, resultIssues: undefined, ran: false };
+    const refusal = await gateCall(this.#settings, request, options, trace);
+    return this.#recordGate(request, refusal, trace.decision, startedAt);
+  }
+
+  async #recordGate(
+    request: GateRequest & { readonly target: GateTarget },
+    refusal: FailureEnvelope | undefined,
+    decision: CallRecord['decision'],
+    startedAt: number,
+  ): Promise<FailureEnvelope | undefined> {
+    const observe = this.#settings.observe;
+    if (!observe) return refusal;
+    let held: unknown;
+    try {
+      held = observe({
+        tool: request.tool.name,
+        target: request.target,
+        category: request.tool.category,
+        callId: request.callId,
+        arguments: request.arguments,
+        decision:
+          refusal?.error.type === 'registry_closed'
+            ? { action: 'deny', rule: 'registry-closed', reason: 'the registry is closed' }
+            : decision,
+        outcome: refusal ? refusal.error.type : 'ok',
+        startedAt,
+        durationMs: Date.now() - startedAt,
+        state: request.state,
+      });
+    } catch {
+      // An observer that throws must not change the outcome, as for a call.
+    }
+    if (isPromiseLike(held)) {
+      try {
+        await held;
+      } catch (error) {
+        // Nothing is read that the audit could not record.
+        const message = error instanceof Error ? error.message : undefined;
+        return storeUnavailableFailure(request.tool.name, false, message);
+      }
+    }
+    return refusal;
+  }
+
+  /** The gate of resource reads and prompt gets. */
+  readonly #offeringGate: OfferingGate = (request, options) =>
+    this.gate(
+      {
+        target: request.target,
+        tool: request.contract,
+        meta: request.meta,
+        arguments: request.arguments,
+        callId: options.callId,
+        state: options.state,
+      },
+      options,
+    );
+
+  /** Resolves while the registry is open; rejects with `closed` once it is closed. */
+  #open(target: RegistryRequestError['target'], subject: unknown): Promise<void> {
+    if (!this.closed) return Promise.resolve();
+    return Promise.reject(
+      new RegistryRequestError(
+        'closed',
+        target,
+        String(subject),
+        'The server is shutting down and answers no more requests; connect again once it is back.',
+      ),
+    );
+  }
+
+  #listChanged(kind: OfferingKind): void {
+    for (const listener of this.#listListeners) {
+      try {
+        listener(kind);
+      } catch {
+        // A listener's failure must not break registration.
+      }
+    }
+  }
+
+  /**
    * Wraps every later call (see {@link CallWrapper}); the first wrapper added is the outermost.
    * With `active`, asked before each call, the wrapper is skipped while it answers false, at no
    * further cost to the call (tracing with no SDK registered). Registries made by {@link subset}
@@ -470,6 +732,7 @@ export class Registry {
         // A listener's failure must not break registration.
       }
     }
+    this.#listChanged('tools');
   }
 }
 

@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as z from 'zod';
-import { defineTool, Registry } from '../../src/index.js';
+import { definePrompt, defineTool, Registry } from '../../src/index.js';
 import { mcpContextOf, type RunningHttpServer, serveHttp } from '../../src/mcp/index.js';
 import { RequestStateSealer } from '../../src/mcp/request-state.js';
 import { invalidMessages, type Recording, recordingFetch, text } from './support/wire.js';
@@ -121,7 +121,18 @@ beforeAll(async () => {
       request.tool.category === 'write'
         ? { action: 'ask', reason: 'it writes', rule: 'label-write' }
         : undefined,
-  }).register(tools);
+  })
+    .register(tools)
+    .registerPrompt(
+      definePrompt({
+        name: 'review',
+        description: 'Ask the user what to focus on, then ask for a review of it.',
+        get: async (_args, { state }) => {
+          const answer = await mcp(state).elicit({ message: 'Focus?', requestedSchema: nameForm });
+          return `Review the ${String(answer.content?.name)} code.`;
+        },
+      }),
+    );
   running = await serveHttp(registry, {
     name: 'input-requests',
     requestState: new RequestStateSealer({ key: 'd'.repeat(64), ttlMs: 60_000, now: () => clock }),
@@ -256,6 +267,16 @@ describe('the v2 Client on revision 2026-07-28 answers the rounds itself', () =>
     // The gate paused the first request before the tool ran; the tool ran for the question and the answer.
     expect(runs.get('label_file')).toBe(2);
     expect(written).toEqual(['a.txt=Alice']);
+    await modern.close();
+  });
+
+  test('a prompt asks as a tool does: prompts/get comes back with the answer in it', async () => {
+    const { client: modern, asked } = await client('modern', recording, pending);
+    const prompt = await modern.getPrompt({ name: 'review' });
+    expect(prompt.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Review the Alice code.' } },
+    ]);
+    expect(asked).toEqual(['Focus?']);
     await modern.close();
   });
 
