@@ -6,7 +6,10 @@ import {
   inputRequired,
   inputResponse,
 } from '@modelcontextprotocol/server';
+import type { JsonSchema } from '../contract/index.js';
+import type { JsonValue } from '../dispatch/serialize.js';
 import { ToolError } from '../dispatch/tool-error.js';
+import { jsonSchemaResultValidator } from '../dispatch/validate-result.js';
 import { supportsFormElicitation } from './client-capabilities.js';
 
 /** What a tool can ask its client for: the user (a form), the client's model, or the client's roots. */
@@ -23,9 +26,13 @@ export interface AnsweredInput extends AskedInput {
   readonly response: unknown;
 }
 
-/** A response of another kind than the question it answers: the retry is malformed. */
+/**
+ * A response the question cannot take: of another kind (`received` names its method), or a form's
+ * accepted content that does not match the form's `requestedSchema` (`issue` says where and how).
+ */
 export interface MisansweredInput extends AskedInput {
   readonly received: string;
+  readonly issue?: string;
 }
 
 /** The key the gate's approval form travels under; a tool cannot ask under it. */
@@ -131,7 +138,7 @@ export class InputRound {
       );
     }
     if (position < this.#replayed) return Promise.resolve(this.#answered[position]!.response);
-    const fresh = earlier ? this.#fresh(name, kind) : undefined;
+    const fresh = earlier ? this.#fresh(name, kind, params) : undefined;
     if (fresh !== undefined) {
       this.#answered.push({ key: name, kind, response: fresh });
       return Promise.resolve(fresh);
@@ -181,7 +188,7 @@ export class InputRound {
   }
 
   /** This request's answer to a question the last round asked; undefined when it brings none usable. */
-  #fresh(key: string, kind: InputKind): unknown {
+  #fresh(key: string, kind: InputKind, params: unknown): unknown {
     if (!this.#responses || !Object.hasOwn(this.#responses, key)) return undefined;
     const view = inputResponse(this.#responses as Record<string, unknown>, key);
     if (view.kind === 'missing') return undefined;
@@ -190,10 +197,23 @@ export class InputRound {
       return undefined;
     }
     switch (view.kind) {
-      case 'elicit':
-        return view.content === undefined
-          ? { action: view.action }
-          : { action: view.action, content: view.content };
+      case 'elicit': {
+        if (view.content === undefined || view.action !== 'accept') return { action: view.action };
+        // As the legacy era's SDK checks a pushed form's answer: the tool gets only what its form allows.
+        const schema = (params as { requestedSchema?: JsonSchema }).requestedSchema;
+        const checked = schema ? jsonSchemaResultValidator(schema)(view.content as JsonValue) : undefined;
+        if (checked && !checked.ok) {
+          const first = checked.issues[0];
+          this.#misanswered ??= {
+            key,
+            kind,
+            received: 'content that does not match the form',
+            issue: first ? `${first.path}: ${first.message}` : 'it does not match',
+          };
+          return undefined;
+        }
+        return { action: view.action, content: view.content };
+      }
       case 'sampling':
         return view.result;
       case 'roots':

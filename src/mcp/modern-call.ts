@@ -181,6 +181,13 @@ function checkRound(name: string, round: InputRound): void {
   const missing = round.missingCapabilities;
   if (missing) throw missingCapability(name, missing);
   const misanswered = round.misanswered;
+  if (misanswered?.issue !== undefined) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `inputResponses.${misanswered.key} accepts the form with content that does not match its requestedSchema (${misanswered.issue}). Answer with content the form allows, or call again without requestState to start over.`,
+      { key: misanswered.key, issue: misanswered.issue },
+    );
+  }
   if (misanswered) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,

@@ -381,6 +381,14 @@ describe('the rounds on the wire, and the retries no client should send', () => 
       data: { key: 'user_name', expected: 'elicitation/create', received: 'sampling/createMessage' },
     });
     expect(wrong.error?.message).toMatch(/inputResponses\.user_name answers sampling\/createMessage/);
+    // A form's answer the form does not allow (name is a required string) is refused the same way.
+    const again = await post('greet');
+    const unfit = await post('greet', {
+      inputResponses: { user_name: accept({ name: 42 }) },
+      requestState: again.result?.requestState,
+    });
+    expect(unfit.error).toMatchObject({ code: -32602, data: { key: 'user_name' } });
+    expect(unfit.error?.message).toMatch(/does not match its requestedSchema \(\$\.name/);
   });
 
   test('a forged, tampered or truncated state is -32602 and nothing runs', async () => {
