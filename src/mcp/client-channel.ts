@@ -7,7 +7,7 @@ import type {
   ListRootsResult,
   Server,
 } from '@modelcontextprotocol/server';
-import { supportsFormElicitation } from './request-context.js';
+import { supportsFormElicitation } from './client-capabilities.js';
 
 /**
  * The one client of a legacy stdio connection, reachable outside any call: what a server in front of

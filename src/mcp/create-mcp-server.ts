@@ -19,7 +19,7 @@ import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
 import { toMcpCallResult, toMcpTool } from '../schema/mcp.js';
 import { closestNames } from '../util/closest.js';
-import { approvalCall } from './modern-approval.js';
+import { modernCall, promptRounds } from './modern-call.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor } from './pagination.js';
 import {
   createRequestContext,
@@ -263,6 +263,12 @@ export function buildMcpServer(
     pageSize,
     stateOf: (ctx) => stateOf(createRequestContext(server, ctx, threshold, traits.serverRequests)),
     subscriptions: traits.listChanged,
+    // A prompt asks the client on revision 2026-07-28 as a tool does: in input-required rounds.
+    promptRounds: (ctx, name, args, get) => {
+      const context = createRequestContext(server, ctx, threshold, traits.serverRequests);
+      if (!approvals || !isModernRequest(ctx)) return get(stateOf(context));
+      return promptRounds(name, args, ctx, context, approvals, () => get(stateOf(context)));
+    },
   });
   const previousClose = server.onclose;
   server.onclose = () => {
@@ -323,7 +329,7 @@ export function buildMcpServer(
     const outcome = hidden
       ? { envelope: unknownToolFailure(name, closestNames(name, visibleNames(registry, context))) }
       : isModernRequest(ctx)
-        ? await approvalCall(registry, name, args, base, ctx, context, approvals)
+        ? await modernCall(registry, name, args, base, ctx, context, approvals)
         : { envelope: await registry.call(name, args, base) };
     if ('inputRequired' in outcome) return outcome.inputRequired;
     const envelope = outcome.envelope;

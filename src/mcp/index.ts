@@ -87,6 +87,7 @@ export {
 } from './import-mcp-tools.js';
 export type { PrefixMode } from './imported-names.js';
 export { effectsFromAnnotations, inferCategory } from './infer-category.js';
+export { InputRequiredSignal } from './input-round.js';
 export { type LoopbackSignIn, type LoopbackSignInOptions, loopbackSignIn } from './oauth/loopback.js';
 export {
   type McpOAuth,
@@ -111,7 +112,7 @@ export {
   type OriginRefusalReason,
 } from './origin-check.js';
 export { mcpTargetFromArgument, registryFromMcp } from './registry-from-mcp.js';
-export { type McpRequestContext, mcpContextOf } from './request-context.js';
+export { type InputOptions, type McpRequestContext, mcpContextOf } from './request-context.js';
 export {
   MemoryUsedStateStore,
   type RequestStateBinding,

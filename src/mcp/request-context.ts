@@ -17,6 +17,8 @@ import {
 import { brandedContextOf, MCP_CONTEXT } from '../dispatch/context-brand.js';
 import { type Principal, principalFromAuthInfo } from '../dispatch/principal.js';
 import { incomingTraceContext } from '../util/trace-context.js';
+import { supportsFormElicitation } from './client-capabilities.js';
+import type { InputKind, InputRound } from './input-round.js';
 
 /**
  * What a tool (and the gate) can reach of the MCP request that called it. The server passes it as the
@@ -45,9 +47,9 @@ export interface McpRequestContext {
   readonly clientCapabilities: ClientCapabilities | undefined;
   readonly clientInfo: Implementation | undefined;
   /**
-   * Whether the client can answer a form elicitation pushed in the middle of the call. Never on the
-   * modern era, which has no server-to-client requests: there an approval is asked with an
-   * input-required result instead (the server does that for the gate's `ask`).
+   * Whether the client can answer a form elicitation pushed in the middle of the call (the gate's
+   * elicitation approver reads it). Never on the modern era, which has no server-to-client requests:
+   * there `elicit`, `sample` and `listRoots` ask through input-required results instead.
    */
   readonly canElicit: boolean;
   /**
@@ -81,12 +83,36 @@ export interface McpRequestContext {
    * names who speaks (a gateway names the upstream server).
    */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
-  /** Asks the user through the client (`elicitation/create`, form mode). Rejects when the client cannot. */
-  elicit(params: Omit<ElicitRequestFormParams, 'mode'>): Promise<ElicitResult>;
-  /** Asks the client's model (`sampling/createMessage`). Rejects when the client cannot (or the era has no such request). */
-  sample(params: CreateMessageRequest['params']): Promise<CreateMessageResult>;
-  /** Asks the client for its roots (`roots/list`). Rejects when the client cannot (or the era has no such request). */
-  listRoots(): Promise<ListRootsResult>;
+  /**
+   * Asks the user through the client (`elicitation/create`, form mode). On the legacy era the request
+   * is pushed in the middle of the call. On revision 2026-07-28 the call stops here and is answered
+   * with an input-required result; the client's retry runs the tool again from the start, and this
+   * time the ask resolves with the user's answer (see {@link InputOptions}). Rejects when the client
+   * did not declare form elicitation (on 2026-07-28 the call is then refused with -32021).
+   */
+  elicit(params: Omit<ElicitRequestFormParams, 'mode'>, options?: InputOptions): Promise<ElicitResult>;
+  /** Asks the client's model (`sampling/createMessage`), on both eras as `elicit` does. */
+  sample(params: CreateMessageRequest['params'], options?: InputOptions): Promise<CreateMessageResult>;
+  /** Asks the client for its roots (`roots/list`), on both eras as `elicit` does. */
+  listRoots(options?: InputOptions): Promise<ListRootsResult>;
+}
+
+/**
+ * Options of one question a tool asks its client (`elicit`, `sample`, `listRoots`).
+ *
+ * On revision 2026-07-28 every round runs the tool again from the start, so whatever it did before
+ * an ask runs again: ask first, act after.
+ *
+ * @example
+ * const answer = await mcp.elicit({ message: 'Your name?', requestedSchema }, { key: 'user_name' });
+ */
+export interface InputOptions {
+  /**
+   * The key the question travels under in `inputRequests` on revision 2026-07-28 (default
+   * `<kind>-<n>`: `elicitation-1`, `sampling-2`…, n counting the call's asks). 1 to 64 letters,
+   * digits, `_`, `.` or `-`, once per call; `approval` is the gate's. Unused on the legacy era.
+   */
+  readonly key?: string;
 }
 
 const LEVELS: readonly LoggingLevel[] = [
@@ -127,17 +153,16 @@ export function clientCapabilitiesOf(server: Server, ctx: ServerContext): Client
   return server.getClientCapabilities();
 }
 
+const rounds = new WeakMap<McpRequestContext, InputRound>();
+
 /**
- * Whether these capabilities accept a form elicitation. An empty `elicitation: {}` means form mode
- * (the 2025-06-18 shape); 2025-11-25 and later name the modes.
+ * Lets a modern context's asks answer from `round` (the server does this for a call it can resume).
  *
  * @example
- * supportsFormElicitation({ elicitation: {} }); // true
+ * useInputRound(context, new InputRound(context.clientCapabilities, [], [], undefined));
  */
-export function supportsFormElicitation(capabilities: ClientCapabilities | undefined): boolean {
-  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
-  if (!elicitation || typeof elicitation !== 'object') return false;
-  return elicitation.form !== undefined || elicitation.url === undefined;
+export function useInputRound(context: McpRequestContext, round: InputRound): void {
+  rounds.set(context, round);
 }
 
 // The SDK types the envelope loosely (`Partial<RequestMetaEnvelope>`); read it by its keys.
@@ -246,26 +271,44 @@ class RequestContext implements McpRequestContext {
     });
   }
 
-  async elicit(params: Omit<ElicitRequestFormParams, 'mode'>): Promise<ElicitResult> {
-    if (!this.canElicit)
-      throw new Error('The MCP client cannot answer elicitation requests on this connection.');
+  async elicit(params: Omit<ElicitRequestFormParams, 'mode'>, options?: InputOptions): Promise<ElicitResult> {
+    if (this.era === 'modern') return (await this.#ask('elicitation', options, params)) as ElicitResult;
+    if (!this.canElicit) throw new Error(unanswerable('elicitation/create', 'elicitation'));
     // Sent as a request related to this call, so it travels on the call's own response stream.
     return this.#ctx.mcpReq.elicitInput(params as ElicitRequestFormParams, { signal: this.signal });
   }
 
-  async sample(params: CreateMessageRequest['params']): Promise<CreateMessageResult> {
+  async sample(params: CreateMessageRequest['params'], options?: InputOptions): Promise<CreateMessageResult> {
+    if (this.era === 'modern') return (await this.#ask('sampling', options, params)) as CreateMessageResult;
     if (!this.#canServerRequest || !this.clientCapabilities?.sampling) {
-      throw new Error('The MCP client cannot answer sampling requests on this connection.');
+      throw new Error(unanswerable('sampling/createMessage', 'sampling'));
     }
     return (await this.#ctx.mcpReq.requestSampling(params, { signal: this.signal })) as CreateMessageResult;
   }
 
-  async listRoots(): Promise<ListRootsResult> {
+  async listRoots(options?: InputOptions): Promise<ListRootsResult> {
+    if (this.era === 'modern') return (await this.#ask('roots', options, {})) as ListRootsResult;
     if (!this.#canServerRequest || !this.clientCapabilities?.roots) {
-      throw new Error('The MCP client cannot answer roots requests on this connection.');
+      throw new Error(unanswerable('roots/list', 'roots'));
     }
     return this.#ctx.mcpReq.send({ method: 'roots/list' }, { signal: this.signal });
   }
+
+  #ask(kind: InputKind, options: InputOptions | undefined, params: unknown): Promise<unknown> {
+    const round = rounds.get(this);
+    if (!round) {
+      return Promise.reject(
+        new Error(
+          `This server cannot resume a call, so it cannot ask the MCP client (${kind}) on revision 2026-07-28; serve the registry with serveHttp or serveStdio.`,
+        ),
+      );
+    }
+    return round.ask(kind, options?.key, params);
+  }
+}
+
+function unanswerable(method: string, capability: string): string {
+  return `The MCP client cannot answer ${method} on this connection: it declared no ${capability} capability, or the connection (stateless HTTP) carries no request back. Check mcp.clientCapabilities before asking.`;
 }
 
 /**

@@ -30,7 +30,7 @@ const TAG_BYTES = 16;
 const STATE_ID_BYTES = 16;
 const KEY_BYTES = 32;
 /** The longest state accepted, in characters; a sealed state longer than this is refused at `seal`. */
-const MAX_STATE_LENGTH = 4096;
+const MAX_STATE_LENGTH = 16_384;
 const DEFAULT_TTL_MS = 10 * 60_000;
 const MAX_TTL_MS = 24 * 60 * 60_000;
 const DEFAULT_MAX_USED_STATES = 100_000;
@@ -331,7 +331,7 @@ export class RequestStateSealer {
   /**
    * Seals a new state for `binding`, valid for `ttlMs`, with a fresh random id and nonce. `data` (any
    * JSON value, kept small) comes back from `open`/`consume`. Throws a `RangeError` when the state
-   * would be longer than 4,096 characters (too much `data`, or a very long principal).
+   * would be longer than 16,384 characters (too much `data`, or a very long principal).
    *
    * @example
    * const requestState = sealer.seal(bindingFor('write_file', args, 'ask-writes', undefined), { approval: 'a-17' });

@@ -1,6 +1,7 @@
 import {
   type CompleteResult,
   type GetPromptResult,
+  type InputRequiredResult,
   type ListPromptsResult,
   type ListResourcesResult,
   type ListResourceTemplatesResult,
@@ -25,6 +26,16 @@ export interface OfferingSettings {
   readonly stateOf: (ctx: ServerContext) => unknown;
   /** Whether the connection can carry `notifications/resources/updated` (a legacy session or stdio). */
   readonly subscriptions: boolean;
+  /**
+   * Runs a `prompts/get` whose prompt may ask the client (`get(state)` runs it with a state): on
+   * revision 2026-07-28 as input-required rounds. Without it a get runs with `stateOf(ctx)`.
+   */
+  readonly promptRounds?: (
+    ctx: ServerContext,
+    name: string,
+    args: unknown,
+    get: (state: unknown) => Promise<GetPromptResult>,
+  ) => Promise<GetPromptResult | InputRequiredResult>;
 }
 
 /**
@@ -57,10 +68,13 @@ export function serveOfferings(server: Server, registry: Registry, settings: Off
     const { items, nextCursor } = page(registry.prompts(), request.params?.cursor, pageSize, 'prompt');
     return { prompts: items.map(listedPrompt), ...(nextCursor ? { nextCursor } : {}) };
   });
-  server.setRequestHandler('prompts/get', async (request, ctx): Promise<GetPromptResult> => {
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    const options = { signal: ctx.mcpReq.signal, callId: String(ctx.mcpReq.id), state: stateOf(ctx) };
-    return answered(() => registry.getPrompt(name, args, options)) as Promise<GetPromptResult>;
+    const get = (state: unknown) =>
+      answered(() =>
+        registry.getPrompt(name, args, { signal: ctx.mcpReq.signal, callId: String(ctx.mcpReq.id), state }),
+      ) as Promise<GetPromptResult>;
+    return settings.promptRounds ? settings.promptRounds(ctx, name, args ?? {}, get) : get(stateOf(ctx));
   });
   server.setRequestHandler('completion/complete', async (request, ctx): Promise<CompleteResult> => {
     const { ref, argument, context } = request.params;

@@ -73,8 +73,8 @@ describe('round trip', () => {
 
   test('a state too large to carry is refused at seal (a programmer error)', () => {
     const sealer = new RequestStateSealer({ key: KEY });
-    expect(() => sealer.seal(binding, { blob: 'x'.repeat(5000) })).toThrow(RangeError);
-    expect(() => sealer.seal(binding, { blob: 'x'.repeat(5000) })).toThrow(/at most 4096/);
+    expect(() => sealer.seal(binding, { blob: 'x'.repeat(20_000) })).toThrow(RangeError);
+    expect(() => sealer.seal(binding, { blob: 'x'.repeat(20_000) })).toThrow(/at most 16384/);
   });
 
   test('ttlMs outside 1 ms to 24 hours is refused at construction', () => {
@@ -144,7 +144,7 @@ describe('malformed', () => {
     ['not base64url', `${state.slice(0, 20)}+/${state.slice(22)}`, /not base64url/],
     ['padded', `${state}=`, /not base64url/],
     ['too short', 'AQAAAAAAAAAA', /too short/],
-    ['too long', 'A'.repeat(4097), /4097 characters long; at most 4096/],
+    ['too long', 'A'.repeat(16_385), /16385 characters long; at most 16384/],
   ])('%s', (_name, value, message) => {
     const result = refused(sealer.consume(value, binding));
     expect(result.code).toBe('malformed');

@@ -330,12 +330,13 @@ describe('approvals as multi round-trip requests', () => {
     }
   });
 
-  test('a tampered, foreign-argument or missing-answer state runs nothing', async () => {
+  test('a tampered, foreign-argument or foreign-key state runs nothing', async () => {
     const first = await ask('target.txt');
     const state = first.result.requestState as string;
     const tampered = `${state.slice(0, 20)}${state[20] === 'A' ? 'B' : 'A'}${state.slice(21)}`;
+    // A state that cannot be opened is a malformed request, not a decision: -32602, HTTP 400.
     const bad = await retry('target.txt', tampered, once);
-    expect(JSON.parse(text(bad.result)).error.type).toBe('permission_denied');
+    expect(bad.error).toMatchObject({ code: -32602, message: expect.stringMatching(/integrity check/) });
     const other = await retry('other.txt', state, once);
     expect(JSON.parse(text(other.result)).error.message).toMatch(/another call/);
     const foreignKey = await serveHttp(fixtureRegistry(notes), {
@@ -343,7 +344,8 @@ describe('approvals as multi round-trip requests', () => {
     });
     try {
       const foreign = await retry('target.txt', state, once, foreignKey.url);
-      expect(JSON.parse(text(foreign.result)).error.message).toMatch(/key this server does not hold/);
+      expect(foreign.error).toMatchObject({ code: -32602 });
+      expect(foreign.error?.message).toMatch(/key this server does not hold/);
     } finally {
       await foreignKey.close();
     }
