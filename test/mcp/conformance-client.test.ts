@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   type ConformanceRun,
   passes,
@@ -22,10 +22,18 @@ const baseline = JSON.parse(readFileSync(join(ROOT, 'test', 'mcp', 'conformance-
   client: Record<Revision, Record<string, string>>;
 };
 const runs = new Map<Revision, ConformanceRun>();
+let outDir: string | undefined;
+
+afterAll(() => {
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
 
 beforeAll(async () => {
-  const outDir = join(ROOT, 'node_modules', '.cache', 'toolpact-conformance');
-  mkdirSync(outDir, { recursive: true });
+  // A folder of this run's own (another run in the same checkout bundles its own sources), under
+  // node_modules so that the external packages resolve.
+  const cache = join(ROOT, 'node_modules', '.cache', 'toolpact-conformance');
+  mkdirSync(cache, { recursive: true });
+  outDir = mkdtempSync(join(cache, 'run-'));
   const client = join(outDir, 'client.mjs');
   buildSync({
     entryPoints: [join(ROOT, 'test', 'fixtures', 'mcp', 'conformance-client.ts')],

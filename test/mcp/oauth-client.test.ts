@@ -37,13 +37,28 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
+  for (const served of upstreams.values()) {
+    // One that did not start failed its first test already.
+    await served.then((started) => started.stop()).catch(() => undefined);
+  }
   await provider?.close();
   if (folder) rmSync(folder, { recursive: true, force: true });
 });
 
-async function upstream(scopes: Parameters<typeof startUpstream>[2] = { required: ['tools:read'] }) {
-  const served = await startUpstream(folder, provider.issuer, scopes);
-  cleanups.push(() => served.stop());
+type Upstream = Awaited<ReturnType<typeof startUpstream>>;
+/**
+ * One upstream per set of scopes for the whole file: it keeps no state of a sign-in (each test signs in
+ * with a token store and a listener of its own), so a process start is paid once, not per test.
+ */
+const upstreams = new Map<string, Promise<Upstream>>();
+
+function upstream(scopes: Parameters<typeof startUpstream>[2] = { required: ['tools:read'] }) {
+  const key = JSON.stringify(scopes);
+  let served = upstreams.get(key);
+  if (!served) {
+    served = startUpstream(folder, provider.issuer, scopes);
+    upstreams.set(key, served);
+  }
   return served;
 }
 
@@ -61,7 +76,7 @@ async function imported(url: string, auth: McpOAuth) {
 }
 
 /** Waits until the upstream refuses `token`, that is until it expired. */
-async function untilRefused(served: Awaited<ReturnType<typeof upstream>>, token: string): Promise<void> {
+async function untilRefused(served: Upstream, token: string): Promise<void> {
   while ((await served.statusFor(token)) !== 401) await sleep(100);
 }
 

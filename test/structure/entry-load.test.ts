@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { entryFiles } from './layers.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -41,9 +41,18 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-/** The URLs one entry loads, each in a fresh `node --import tsx` process. */
+/**
+ * The URLs one entry loads, each in a fresh process: the entry's file in the run's build of `src/`
+ * (the same modules, each compiled as tsx would, so the same imports) under plain `node`, which spares
+ * each process tsx and compiling the tree again; without a build, the source under `node --import tsx`.
+ */
 async function loadedBy(entry: string, log: string): Promise<string[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', loader, entry, log], {
+  const build = inject('toolpactBuild');
+  const args =
+    build === undefined
+      ? ['--import', 'tsx', loader, entry, log]
+      : [loader, join(build, relative(root, entry).replace(/\.ts$/, '.js')), log];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -61,7 +70,7 @@ test('each entry, imported in a fresh process, loads no TypeScript, tokenizer, p
   expect(entries).toHaveLength(16);
   const found: string[] = [];
   const counts: Record<string, number> = {};
-  // Two at a time: each process pays for tsx and its own module graph.
+  // Two at a time: each process loads its own module graph.
   const queue = [...entries];
   const work = async () => {
     for (let entry = queue.shift(); entry; entry = queue.shift()) {
