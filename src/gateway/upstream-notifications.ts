@@ -4,7 +4,8 @@ import { visible } from './terminal-text.js';
 /**
  * What an upstream's notifications cost, decided before the MCP client parses them (issue 26 §5):
  * log and progress notifications over the rate (`take`) are dropped, `list_changed` is handed to the
- * coalescer (`listChanged`, once the tools are followed) and never reaches the client, and anything
+ * coalescer (`listChanged` for tools, `catalogChanged` for resources and prompts, once they are
+ * followed) and never reaches the client, and anything
  * else goes on. A flood of either costs one `JSON.parse` a message, and no garbage the client's
  * validation would make.
  *
@@ -14,6 +15,7 @@ import { visible } from './terminal-text.js';
 export function notificationScreen(
   take: () => boolean,
   listChanged: () => (() => void) | undefined,
+  catalogChanged: () => (() => void) | undefined = () => undefined,
 ): McpNotificationScreen {
   return ({ method }) => {
     switch (method) {
@@ -22,6 +24,10 @@ export function notificationScreen(
         return take();
       case 'notifications/tools/list_changed':
         listChanged()?.();
+        return false;
+      case 'notifications/resources/list_changed':
+      case 'notifications/prompts/list_changed':
+        catalogChanged()?.();
         return false;
       default:
         return true;
