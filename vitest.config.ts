@@ -24,6 +24,8 @@ const system = [
   'test/fleet/replicas.test.ts',
   'test/fleet/store.test.ts',
   'test/fleet/token-store.test.ts',
+  'test/gateway/back-to-client.test.ts',
+  'test/gateway/back-to-stdio-client.test.ts',
   'test/gateway/check-notes.test.ts',
   'test/gateway/cli.test.ts',
   'test/gateway/discover-front.test.ts',

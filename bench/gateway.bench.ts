@@ -15,6 +15,18 @@
  *    over stdio straight to the server, against the same client to `toolpact gateway` (the CLI as a
  *    child process, `node bin/toolpact.js`, which runs the TypeScript sources through tsx) and from it to
  *    the server. Sequential calls in interleaved rounds; per-call median, p10 and p90, and the ratio.
+ *    Beside them, the floor for any process in the middle: the same calls through a bare relay
+ *    (bench/fixtures/gateway/bare-relay.ts: the same SDK, no gate, no validation, no audit, run through
+ *    tsx as the gateway is), and through the gateway with `--audit` (a JSON Lines file); and
+ *    `resources/read` of one of everything's documents direct, through the relay, and through the
+ *    gateway when it lists that resource (else "not measured"). Reported as the time each adds over
+ *    direct and the ratio gateway / relay (goal: within 1.3x).
+ *    Where the time goes: the CPU per call of the relay, the gateway and the gateway with `--audit`
+ *    (user + system from /proc, main thread and the others, the three in interleaved rounds), then each
+ *    again under `node --cpu-prof`, its main thread's samples over the calls' window summed by who owns
+ *    the running code: the SDK, Node.js, garbage collection, and toolpact's steps (validation, the gate,
+ *    the audit, the envelope and re-wrap, the upstream client, the MCP face).
+ *    `GATEWAY_BENCH_ONLY=calls` runs this part alone (no Chromium needed, about two minutes).
  * 3. Start to the first `tools/list` with all five servers: spawning the CLI, connecting a client,
  *    until its listing holds every tool; with no lock (first start: every server's era is probed in a
  *    second process of it, then pinned) and with the lock just written (no probe). Beside it, a host's
@@ -56,6 +68,13 @@ import { type GatewayConfig, readGatewayConfig, type StdioTarget } from '../src/
 import { startGateway } from '../src/gateway/gateway.js';
 import { countTokens, tokenReport } from '../src/schema/index.js';
 import { withToolSearch } from '../src/search/index.js';
+import {
+  type MiddleKind,
+  measureWhere as measureMiddles,
+  PROFILE_INTERVAL_US,
+  WHERE_CALLS,
+  WHERE_ROUNDS,
+} from './gateway-where.js';
 import { printRows } from './measure.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -113,7 +132,9 @@ export default async function run(): Promise<void> {
     }
     return;
   }
-  if (!existsSync(CHROMIUM)) {
+  const only = process.env.GATEWAY_BENCH_ONLY;
+  // GATEWAY_BENCH_ONLY=calls: the call overhead and where it goes alone (no Chromium needed).
+  if (only !== 'calls' && !existsSync(CHROMIUM)) {
     process.stdout.write(
       `skipped: no Chromium at ${CHROMIUM} for @playwright/mcp. Install it (Debian: apt-get install chromium) or set CHROMIUM_PATH.\n`,
     );
@@ -135,15 +156,25 @@ export default async function run(): Promise<void> {
     leftover: [],
   };
   try {
+    if (only === 'calls') {
+      await measureCalls(bench);
+      await measureWhere(bench);
+      process.stdout.write(
+        `\n${cpus().length} CPUs, load average ${loadBefore.map((value) => value.toFixed(1)).join(' ')} before and ${loadavg()
+          .map((value) => value.toFixed(1))
+          .join(' ')} after; ${Math.round((Date.now() - began) / 1000)} s in all.\n`,
+      );
+      return;
+    }
     const five = readConfig(bench, FIXTURE);
     const versions = checkTargets(five);
     const tokens = await measureTokens(bench, five);
     // GATEWAY_BENCH_ONLY=start: the start figures alone (a minute or two), e.g. after a change to start-up.
-    if (process.env.GATEWAY_BENCH_ONLY === 'start') {
+    if (only === 'start') {
       await measureStart(bench, five, tokens.tools);
       return;
     }
-    const calls = await measureCalls(bench);
+    const calls = { ...(await measureCalls(bench)), where: await measureWhere(bench) };
     const start = await measureStart(bench, five, tokens.tools);
     const wire = await measureWire(bench, start.lock, tokens);
     const memory = await measureMemory(bench, start);
@@ -321,6 +352,9 @@ interface CallCase {
   readonly roundMedians: number[];
 }
 
+/** The document of everything's that `resources/read` reads in every leg. */
+const RESOURCE_URI = 'demo://resource/static/document/architecture.md';
+
 async function measureCalls(bench: Bench) {
   const config = subsetConfig(bench, ['memory', 'everything'], 'call.json');
   const parsed = readConfig(bench, config);
@@ -328,13 +362,29 @@ async function measureCalls(bench: Bench) {
 
   const directEverything = await connectDirect(targetOf('everything'), 'legacy');
   const directMemory = await connectDirect(targetOf('memory'), 'legacy');
+  const viaRelay = await spawnRelay(bench, targetOf('everything'));
   const viaGateway = await spawnGateway(bench, config, join(bench.dir, 'call.lock.json'), { era: 'legacy' });
   const viaGatewayModern = await spawnGateway(bench, config, join(bench.dir, 'call-modern.lock.json'), {
     era: 'modern',
   });
+  // The audit log on the disk (a folder of its own, as a deployment keeps it), and in memory (tmpfs):
+  // a line is written before the call's result goes out, so the disk's latency is the call's.
+  const auditDir = join(bench.dir, 'audit');
+  mkdirSync(auditDir, { recursive: true });
+  const viaGatewayAudited = await spawnGateway(bench, config, join(bench.dir, 'call-audit.lock.json'), {
+    era: 'legacy',
+    audit: join(auditDir, 'calls.jsonl'),
+  });
+  const memoryDir = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/toolpact-gateway-bench-') : undefined;
+  const viaGatewayAuditedInMemory = memoryDir
+    ? await spawnGateway(bench, config, join(bench.dir, 'call-audit-tmpfs.lock.json'), {
+        era: 'legacy',
+        audit: join(memoryDir, 'calls.jsonl'),
+      })
+    : undefined;
   try {
     for (const name of ['echo', 'read_graph']) {
-      for (const running of [viaGateway, viaGatewayModern]) {
+      for (const running of [viaGateway, viaGatewayModern, viaGatewayAudited]) {
         if (!running.tools.some((tool) => tool.name === name)) {
           throw new Error(
             `The gateway does not list "${name}": ${running.tools.map((tool) => tool.name).join(', ')}`,
@@ -342,6 +392,11 @@ async function measureCalls(bench: Bench) {
         }
       }
     }
+    for (const client of [directEverything.client, viaRelay.client]) {
+      if (!(await listsResource(client))) throw new Error(`${RESOURCE_URI} is not listed`);
+    }
+    // Through the gateway only once it serves resources; until then this leg says so, and is not faked.
+    const gatewayReads = await listsResource(viaGateway.client);
     const echo = (client: Client) => async () => {
       const result = await client.callTool({ name: 'echo', arguments: { message: 'hello' } });
       if (result.isError || !JSON.stringify(result.content).includes('hello')) {
@@ -352,12 +407,45 @@ async function measureCalls(bench: Bench) {
       const result = await client.callTool({ name: 'read_graph', arguments: {} });
       if (result.isError) throw new Error(`read_graph answered ${JSON.stringify(result)}`);
     };
+    const read = (client: Client) => async () => {
+      const result = await client.readResource({ uri: RESOURCE_URI });
+      const [first] = result.contents;
+      if (!first || !('text' in first) || !first.text.includes('Architecture')) {
+        throw new Error(`resources/read answered ${JSON.stringify(result).slice(0, 300)}`);
+      }
+    };
     const cases: CallCase[] = [
       { name: 'everything echo: SDK client → server', call: echo(directEverything.client) },
       { name: 'everything echo: SDK client → gateway → server', call: echo(viaGateway.client) },
       { name: 'everything echo: 2026-07-28 client → gateway → server', call: echo(viaGatewayModern.client) },
       { name: 'memory read_graph: SDK client → server', call: readGraph(directMemory.client) },
       { name: 'memory read_graph: SDK client → gateway → server', call: readGraph(viaGateway.client) },
+      { name: 'everything echo: SDK client → bare relay → server', call: echo(viaRelay.client) },
+      {
+        name: 'everything echo: SDK client → gateway --audit → server',
+        call: echo(viaGatewayAudited.client),
+      },
+      { name: 'everything resources/read: SDK client → server', call: read(directEverything.client) },
+      {
+        name: 'everything resources/read: SDK client → bare relay → server',
+        call: read(viaRelay.client),
+      },
+      ...(viaGatewayAuditedInMemory
+        ? [
+            {
+              name: 'everything echo: SDK client → gateway --audit on tmpfs → server',
+              call: echo(viaGatewayAuditedInMemory.client),
+            },
+          ]
+        : []),
+      ...(gatewayReads
+        ? [
+            {
+              name: 'everything resources/read: SDK client → gateway → server',
+              call: read(viaGateway.client),
+            },
+          ]
+        : []),
     ].map((entry) => ({ ...entry, samples: [], roundMedians: [] }));
 
     for (let round = -CALL_WARMUP; round < CALL_ROUNDS; round++) {
@@ -398,16 +486,63 @@ async function measureCalls(bench: Bench) {
         },
       };
     };
-    const [echoDirect, echoGateway, echoModern, graphDirect, graphGateway] = cases;
+    const [echoDirect, echoGateway, echoModern, graphDirect, graphGateway, echoRelay, echoAudited] = cases;
+    const byName = (fragment: string) => cases.find((entry) => entry.name.includes(fragment));
+    const readDirect = byName('resources/read: SDK client → server');
+    const readRelay = byName('resources/read: SDK client → bare relay');
+    const readGateway = byName('resources/read: SDK client → gateway');
+    const echoAuditedInMemory = byName('--audit on tmpfs');
     const ratios = [
       ratio(echoGateway!, echoDirect!),
       ratio(echoModern!, echoDirect!),
       ratio(graphGateway!, graphDirect!),
+      ratio(echoRelay!, echoDirect!),
+      ratio(echoAudited!, echoDirect!),
+      ...(echoAuditedInMemory ? [ratio(echoAuditedInMemory, echoDirect!)] : []),
+      ratio(readRelay!, readDirect!),
+      ...(readGateway ? [ratio(readGateway, readDirect!)] : []),
     ];
+    const overRelay = [
+      relayRow(
+        'tools/call echo',
+        ratio(echoGateway!, echoRelay!),
+        ratio(echoRelay!, echoDirect!),
+        ratios[0]!,
+      ),
+      relayRow(
+        'tools/call echo, gateway --audit',
+        ratio(echoAudited!, echoRelay!),
+        ratio(echoRelay!, echoDirect!),
+        ratio(echoAudited!, echoDirect!),
+      ),
+      ...(echoAuditedInMemory
+        ? [
+            relayRow(
+              'tools/call echo, gateway --audit on tmpfs',
+              ratio(echoAuditedInMemory, echoRelay!),
+              ratio(echoRelay!, echoDirect!),
+              ratio(echoAuditedInMemory, echoDirect!),
+            ),
+          ]
+        : []),
+      ...(readGateway
+        ? [
+            relayRow(
+              'resources/read',
+              ratio(readGateway, readRelay!),
+              ratio(readRelay!, readDirect!),
+              ratio(readGateway, readDirect!),
+            ),
+          ]
+        : []),
+    ];
+    const notMeasured = readGateway
+      ? undefined
+      : 'resources/read through the gateway: not measured: the gateway does not serve resources';
 
     process.stdout.write(
-      `\ntools/call, sequential, ${CALL_ROUNDS} interleaved rounds of ${CALLS_PER_TURN} calls per case after ${CALL_WARMUP} warm-up rounds; ms per call over all calls\n` +
-        `(the v2 SDK Client over stdio; the gateway is the CLI in a child process; clients on 2025-11-25 unless marked; the servers speak 2025-11-25)\n\n`,
+      `\ntools/call and resources/read, sequential, ${CALL_ROUNDS} interleaved rounds of ${CALLS_PER_TURN} calls per case after ${CALL_WARMUP} warm-up rounds; ms per call over all calls\n` +
+        `(the v2 SDK Client over stdio; the gateway is the CLI in a child process, the relay one too; clients on 2025-11-25 unless marked; the servers speak 2025-11-25)\n\n`,
     );
     printRows(
       ['case', 'median', 'p10', 'p90', 'IQR'],
@@ -421,29 +556,120 @@ async function measureCalls(bench: Bench) {
     );
     process.stdout.write('\n');
     printRows(
-      ['through the gateway / direct', 'ratio of medians', 'added ms', 'per-round ratio, median [IQR]'],
+      ['through the middle / direct', 'ratio of medians', 'added ms', 'per-round ratio, median [IQR]'],
       ratios.map((row) => [
-        row.of.replace(/ → gateway → server$/, ''),
+        row.of.replace(/ → server$/, ''),
         `${row.ratioOfMedians.toFixed(2)}x`,
         row.addedMs.toFixed(3),
         `${row.perRoundRatio.median.toFixed(2)}x [${row.perRoundRatio.q1.toFixed(2)}–${row.perRoundRatio.q3.toFixed(2)}]`,
       ]),
     );
+    process.stdout.write('\nThe gateway against the bare relay (goal: within 1.3x)\n\n');
+    printRows(
+      [
+        'call',
+        'relay adds ms',
+        'gateway adds ms',
+        'gateway / relay, ratio of medians',
+        'per-round ratio, median [IQR]',
+      ],
+      overRelay.map((row) => [
+        row.call,
+        row.relayAddsMs.toFixed(3),
+        row.gatewayAddsMs.toFixed(3),
+        `${row.gatewayOverRelay.toFixed(2)}x`,
+        `${row.perRound.median.toFixed(2)}x [${row.perRound.q1.toFixed(2)}–${row.perRound.q3.toFixed(2)}]`,
+      ]),
+    );
+    if (notMeasured) process.stdout.write(`${notMeasured}.\n`);
     return {
       rounds: CALL_ROUNDS,
       warmupRounds: CALL_WARMUP,
       callsPerTurn: CALLS_PER_TURN,
+      resource: RESOURCE_URI,
       cases: summary,
       ratios,
+      overRelay,
+      ...(notMeasured ? { notMeasured } : {}),
     };
   } finally {
     await Promise.all([
       closeFollowed(bench, directEverything),
       closeFollowed(bench, directMemory),
+      viaRelay.close(),
       viaGateway.close(),
       viaGatewayModern.close(),
+      viaGatewayAudited.close(),
+      viaGatewayAuditedInMemory?.close(),
     ]);
+    if (memoryDir) rmSync(memoryDir, { recursive: true, force: true });
   }
+}
+
+type Ratio = {
+  readonly ratioOfMedians: number;
+  readonly addedMs: number;
+  readonly perRoundRatio: { readonly median: number; readonly q1: number; readonly q3: number };
+};
+
+/** One call's row against the relay: what each adds over direct, and the gateway's ratio to the relay. */
+function relayRow(call: string, gatewayOverRelay: Ratio, relayOverDirect: Ratio, gatewayOverDirect: Ratio) {
+  return {
+    call,
+    relayAddsMs: relayOverDirect.addedMs,
+    gatewayAddsMs: gatewayOverDirect.addedMs,
+    gatewayOverRelay: gatewayOverRelay.ratioOfMedians,
+    perRound: gatewayOverRelay.perRoundRatio,
+  };
+}
+
+/** Whether the client is listed the document every `resources/read` leg reads. */
+async function listsResource(client: Client): Promise<boolean> {
+  if (!client.getServerCapabilities()?.resources) return false;
+  const { resources } = await client.listResources();
+  return resources.some((resource) => resource.uri === RESOURCE_URI);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 2b. Where the gateway's time goes
+
+/** The bare relay, the gateway and the gateway with `--audit`, each in front of everything. */
+async function measureWhere(bench: Bench) {
+  const config = subsetConfig(bench, ['everything'], 'where.json');
+  const target = stdioTarget(readConfig(bench, config), 'everything');
+  const lock = join(bench.dir, 'where.lock.json');
+  mkdirSync(join(bench.dir, 'audit'), { recursive: true });
+  const profiles = join(bench.dir, 'profiles');
+  mkdirSync(profiles, { recursive: true });
+  const kinds: readonly MiddleKind[] = [
+    {
+      name: 'bare relay',
+      start: async (nodeArgs) => ({ name: 'bare relay', ...(await spawnRelay(bench, target, { nodeArgs })) }),
+    },
+    {
+      name: 'gateway',
+      start: async (nodeArgs) => ({
+        name: 'gateway',
+        ...(await spawnGateway(bench, config, lock, { nodeArgs })),
+      }),
+    },
+    {
+      name: 'gateway --audit',
+      start: async (nodeArgs) => ({
+        name: 'gateway --audit',
+        ...(await spawnGateway(bench, config, lock, {
+          nodeArgs,
+          audit: join(bench.dir, 'audit', 'where.jsonl'),
+        })),
+      }),
+    },
+  ];
+  return {
+    calls: WHERE_CALLS,
+    rounds: WHERE_ROUNDS,
+    profileIntervalUs: PROFILE_INTERVAL_US,
+    rows: await measureMiddles(kinds, profiles),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -834,12 +1060,30 @@ async function spawnGateway(
   bench: Bench,
   config: string,
   lock: string,
-  options: { search?: boolean; era?: Era; expectTools?: number },
+  options: {
+    search?: boolean;
+    era?: Era;
+    expectTools?: number;
+    /** A JSON Lines audit log (`--audit`). */
+    audit?: string;
+    /** Options of node itself, before the script (e.g. `--cpu-prof`). */
+    nodeArgs?: readonly string[];
+  },
 ): Promise<RunningGateway> {
   const started = process.hrtime.bigint();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'gateway', '--config', config, '--lock', lock, ...(options.search ? ['--search'] : [])],
+    args: [
+      ...(options.nodeArgs ?? []),
+      CLI,
+      'gateway',
+      '--config',
+      config,
+      '--lock',
+      lock,
+      ...(options.search ? ['--search'] : []),
+      ...(options.audit ? ['--audit', options.audit] : []),
+    ],
     cwd: ROOT,
     env: { ...bench.env },
     stderr: 'pipe',
@@ -876,6 +1120,50 @@ async function spawnGateway(
     pid,
     tools,
     startMs,
+    close: async () => {
+      const tree = [pid, ...descendantsOf(pid)];
+      await client.close();
+      await awaitExit(bench, tree);
+    },
+  };
+}
+
+const RELAY = join(ROOT, 'bench', 'fixtures', 'gateway', 'bare-relay.ts');
+
+/**
+ * Spawns the bare relay in front of the server, through tsx as the gateway runs from a checkout, with
+ * a client on its stdio. The relay starts the server with the target's environment added to its own.
+ */
+async function spawnRelay(
+  bench: Bench,
+  target: StdioTarget,
+  options: { nodeArgs?: readonly string[] } = {},
+): Promise<Omit<RunningGateway, 'startMs'>> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...(options.nodeArgs ?? []), '--import', 'tsx', RELAY, target.command, ...target.args],
+    cwd: target.cwd ?? ROOT,
+    env: { ...target.env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  (transport.stderr as Readable).on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = newClient('legacy');
+  let tools: Tool[];
+  try {
+    await client.connect(transport);
+    tools = await listAll(client);
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw new Error(`the bare relay: ${error instanceof Error ? error.message : String(error)}\n${stderr}`);
+  }
+  const pid = transport.pid!;
+  return {
+    client,
+    pid,
+    tools,
     close: async () => {
       const tree = [pid, ...descendantsOf(pid)];
       await client.close();

@@ -4,6 +4,25 @@
  * The root entry is light: the contract, `defineTool`, the `Registry` and the envelope types.
  * Heavier parts sit behind subpaths.
  */
+
+export {
+  type AudioBlock,
+  type BlobResourceContents,
+  CONTENT_BLOCK_TYPES,
+  type ContentBlock,
+  type ContentType,
+  content,
+  DEFAULT_MAX_BINARY_BYTES,
+  type EmbeddedResourceBlock,
+  type EmbeddedResourceInit,
+  type ImageBlock,
+  type ResourceLinkBlock,
+  type ResourceLinkInit,
+  type TextBlock,
+  type TextResourceContents,
+  type ToolResult,
+  toolResult,
+} from './content/index.js';
 export {
   CATEGORIES,
   CATEGORY_DEFAULTS,
@@ -57,14 +76,12 @@ export {
 } from './define/define-tool.js';
 export type { FromJsonSchema } from './define/from-json-schema.js';
 export type {
-  BlobResourceContents,
   ContentAnnotations,
   GetPromptResult,
   PromptContent,
   PromptMessage,
   ReadResourceResult,
   ResourceContents,
-  TextResourceContents,
   WireMeta,
 } from './define/mcp-content.js';
 export type { Completer, CompletionContext, OfferingMeta, ReadContext } from './define/read-context.js';

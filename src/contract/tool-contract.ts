@@ -2,6 +2,7 @@
  * The neutral contract of one tool: everything a model ever sees of it, as plain serializable data.
  * Every front end (schema-first, JSON Schema, type-first) produces it; every provider adapter reads it.
  */
+import type { ContentType } from '../content/blocks.js';
 
 /** A JSON Schema (draft 2020-12 subset) as plain data. */
 export type JsonSchema = { readonly [keyword: string]: unknown };
@@ -34,6 +35,11 @@ export interface ToolEffects {
 export interface ReturnContract {
   readonly description?: string;
   readonly schema?: JsonSchema;
+  /**
+   * The kinds of content blocks the tool answers with (a `toolResult`), so the provider adapters and
+   * lint can say where a provider's tool results cannot hold them.
+   */
+  readonly content?: readonly ContentType[];
 }
 
 /** One worked example of a call, for documentation and for providers that accept input examples. */

@@ -12,6 +12,7 @@ import type { ArgumentValidator } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { assertDefaultsMatch } from './broken-defaults.js';
+import { declaredContent } from './declared-content.js';
 
 /** Options of {@link createTool}. */
 export interface CreateToolOptions<Args> {
@@ -98,6 +99,9 @@ export function createTool<Args = { [key: string]: unknown }>(
           returns: {
             ...(contract.returns.description ? { description: contract.returns.description } : {}),
             ...(returnsSchema ? { schema: returnsSchema } : {}),
+            ...(contract.returns.content !== undefined
+              ? { content: declaredContent(name, contract.returns.content) }
+              : {}),
           },
         }
       : {}),

@@ -1,4 +1,5 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import type { ContentType } from '../content/blocks.js';
 import {
   explainInvalidToolName,
   isToolCategory,
@@ -18,6 +19,7 @@ import type { ArgumentValidator } from '../dispatch/validation.js';
 import { ToolDefinitionError } from '../errors/index.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { assertDefaultsMatch } from './broken-defaults.js';
+import { declaredContent } from './declared-content.js';
 import type { FromJsonSchema } from './from-json-schema.js';
 
 /** A schema library's schema that also describes itself as JSON Schema (zod 4, arktype, valibot via toStandardJsonSchema). */
@@ -55,6 +57,11 @@ export interface DefineToolOptions<I extends SchemaInput | undefined, O extends 
   readonly output?: O;
   /** What the result means, for the return contract. */
   readonly returns?: string;
+  /**
+   * The kinds of content blocks the tool answers with (`toolResult`), e.g. `['text', 'image']`: the
+   * provider adapters and lint then say where a provider's tool results cannot hold them.
+   */
+  readonly content?: readonly ContentType[];
   /** Overrides of the category's default effects. */
   readonly effects?: Partial<ToolEffects>;
   /** Wall-clock limit for one call, in milliseconds. */
@@ -145,11 +152,13 @@ export function defineTool<
   }
   const output = options.output === undefined ? undefined : resolveSchema(name, 'output', options.output);
 
+  const content = options.content === undefined ? undefined : declaredContent(name, options.content);
   const returns =
-    output || options.returns
+    output || options.returns || content
       ? {
           ...(options.returns ? { description: options.returns } : {}),
           ...(output ? { schema: output.schema } : {}),
+          ...(content ? { content } : {}),
         }
       : undefined;
 

@@ -5,7 +5,8 @@
  *   2. validate   the tool's check: against its input schema, defaults filled in
  *   3. gate       `gateCall`: allow, deny, or ask, and an ask is answered now or pauses the call
  *   4. run        the tool's function, under its time limit and the caller's signal
- *   5. check      the result as JSON, then against the tool's output schema
+ *   5. check      the result as JSON, then against the tool's output schema (content blocks:
+ *                 `deliverCarried`, which keeps them within the limits for the MCP face)
  *   6. shorten    `deliver`: a result too long for the model is shortened or cut, visibly
  *   7. envelope   `{"ok":true,…}` or `{"ok":false,"error":…}`, and the record for observers
  *
@@ -13,9 +14,12 @@
  * steps stay synchronous while nothing asynchronous happens: a synchronous tool's call settles without
  * a turn of the event loop of its own, and an async tool's costs one promise.
  */
+
+import { carriedBy } from '../content/carried.js';
 import type { ToolExecuteContext } from '../contract/tool.js';
 import { closestNames } from '../util/closest.js';
 import type { CallEnd, CallOptions, CallRecord, ResultValidation, Trace } from './call.js';
+import { deliverCarried, thrownFailure } from './carried-result.js';
 import { type Completed, failed } from './completed.js';
 import { deliver } from './deliver.js';
 import type { Envelope } from './envelope.js';
@@ -43,6 +47,8 @@ export interface PipelineSettings extends GateSettings {
   readonly limits: ArgumentLimits;
   /** Longest envelope, in characters of JSON. */
   readonly maxResultChars: number;
+  /** Most decoded bytes of binary content blocks in one result. */
+  readonly maxBinaryBytes: number;
   readonly validateResults: ResultValidation;
   /** An answer that is a promise holds the result until it settles (see `RegistryOptions.observe`). */
   readonly observe: ((record: CallRecord) => unknown) | undefined;
@@ -210,7 +216,7 @@ function run(
   try {
     started = execute(args, context);
   } catch (error) {
-    return failed(toolFailure(entry.name, error));
+    return thrownFailure(settings, entry.name, error);
   }
   if (!isPromiseLike(started)) return checkResult(settings, entry, started, trace);
   const timeoutMs =
@@ -232,7 +238,7 @@ function settleOutcome(
     case 'returned':
       return checkResult(settings, entry, outcome.value, trace);
     case 'threw':
-      return failed(toolFailure(entry.name, outcome.error));
+      return thrownFailure(settings, entry.name, outcome.error);
     case 'timeout':
       return failed(timeoutFailure(entry.name, outcome.timeoutMs));
     case 'aborted':
@@ -251,6 +257,8 @@ function checkResult(
   value: unknown,
   trace: Trace | undefined,
 ): Completed | Promise<Completed> {
+  const carried = carriedBy(value);
+  if (carried) return deliverCarried(settings, entry, carried, trace);
   let result: JsonValue;
   try {
     result = toJsonValue(value);

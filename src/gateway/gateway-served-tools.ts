@@ -19,6 +19,7 @@ export function gatewayServedTools(gateway: Gateway): ServedTools {
     },
     close: () => gateway.close(),
     begin: () => void gateway.begin(),
+    onClient: (client) => gateway.clientConnected(client),
     ready: () => gateway.firstListing(),
   };
 }

@@ -1,5 +1,6 @@
 import { basename, dirname, join } from 'node:path';
 import type { CallRecord } from '../dispatch/call.js';
+import type { McpClientChannel } from '../mcp/client-channel.js';
 import type { ToolListing } from '../mcp/create-mcp-server.js';
 import type { HttpRoute } from '../mcp/http-route.js';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
@@ -16,6 +17,7 @@ import {
 } from './gateway-events.js';
 import { type GatewayLock, lockedListing, lockedServer } from './lock.js';
 import { LockKeeper, type ServedName } from './lock-keeper.js';
+import { operationGate } from './operation-gate.js';
 import { type CatalogPlan, planCatalog, type ShadowedItem, type WithheldItem } from './plan-catalog.js';
 import { type NameCollision, planTools, type ToolPlan, type WithheldTool } from './plan-tools.js';
 import { type FailedItem, ServedCatalog } from './served-catalog.js';
@@ -163,6 +165,12 @@ export interface Gateway {
    */
   begin(): Promise<void>;
   /**
+   * Over stdio, the one client, once it has opened a legacy connection: what a server asks outside any
+   * call (sampling, elicitation, its roots under `roots: "client"`) goes to it. Without it, or over
+   * HTTP, where nothing says which client such a request is for, it is refused.
+   */
+  clientConnected(client: McpClientChannel): void;
+  /**
    * Resolves when a `tools/list` is worth answering: at once when the lock lists the tools of an
    * enabled server (the others join by `list_changed`); otherwise, a first start, once {@link begin}
    * has resolved, so that a client that lists once is not listed nothing. Begins the servers.
@@ -198,6 +206,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const registryOptions = options.registry ?? {};
   const registry = new Registry({
     ...registryOptions,
+    ...(config.maxBinaryBytes !== undefined ? { maxBinaryBytes: config.maxBinaryBytes } : {}),
     beforeCall: withheldPassGate(registryOptions.beforeCall),
   });
   const served = new ServedRegistry(registry, log);
@@ -213,8 +222,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let plans: Plans = {};
   const rebuild = () => {
     if (closing) return;
-    const context = { lock: keeper.lock, newTools: config.newTools, sinks, team };
-    plans = { tools: serveTools(servers, served, context), catalog: serveCatalog(servers, catalog, context) };
+    plans = servePlans({ servers, served, catalog, sinks, team }, keeper.lock, config.newTools);
     if (naming) recordServedNames(keeper, plans);
   };
 
@@ -226,6 +234,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     startTimeoutMs,
     ...(options.wrapUpstreamCall ? { wrapUpstreamCall: options.wrapUpstreamCall } : {}),
     ...(options.deferStart ? { deferStart: true } : {}),
+    clientRequests: { gate: operationGate(registryOptions), sinks },
     newTools: () => config.newTools,
     changed: rebuild,
     resourceUpdated: (server, uri) => catalog.updated(server, uri),
@@ -255,9 +264,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
   if (!options.deferStart) begin();
   // With nothing in the lock to list (a first start), clients would be listed nothing: wait as before.
-  const listable = config.servers.some(
-    (spec) => spec.enabled && lockedListing(lockedServer(keeper.lock, spec.name)) !== undefined,
-  );
+  const listable = lockListsTools(config, keeper.lock);
   if (options.waitForStart ?? (options.watch === false || !listable)) await begin();
 
   // Saving the config or the lock (a `gateway pin` elsewhere) takes effect without a restart.
@@ -292,6 +299,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       rebuild();
     },
     begin,
+    clientConnected: (client) => servers.clientConnected(client),
     firstListing: () => {
       const starting = begin();
       return listable ? Promise.resolve() : starting;
@@ -408,6 +416,30 @@ function serveCatalog(
 interface Plans {
   readonly tools?: ToolPlan;
   readonly catalog?: CatalogPlan;
+}
+
+/** The served tools, and the resources, templates and prompts, planned and registered. */
+function servePlans(
+  parts: {
+    readonly servers: ServerSet;
+    readonly served: ServedRegistry;
+    readonly catalog: ServedCatalog;
+    readonly sinks: GatewayEventSinks;
+    readonly team: TeamUpstreams | undefined;
+  },
+  lock: GatewayLock,
+  newTools: 'allow' | 'withhold',
+): Plans {
+  const { servers, served, catalog, sinks, team } = parts;
+  const context = { lock, newTools, sinks, team };
+  return { tools: serveTools(servers, served, context), catalog: serveCatalog(servers, catalog, context) };
+}
+
+/** Whether the lock lists the tools of an enabled server, so clients can be listed before any server is up. */
+function lockListsTools(config: GatewayConfig, lock: GatewayLock): boolean {
+  return config.servers.some(
+    (spec) => spec.enabled && lockedListing(lockedServer(lock, spec.name)) !== undefined,
+  );
 }
 
 /** Records in the lock the names tools and prompts are served under. */

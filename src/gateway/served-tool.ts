@@ -7,6 +7,7 @@ import { ToolError } from '../dispatch/tool-error.js';
 import { principalOf } from '../dispatch/tool-identity.js';
 import { inferCategory } from '../mcp/infer-category.js';
 import { remoteTool } from '../mcp/remote-tool.js';
+import { type McpRequestContext, mcpContextOf } from '../mcp/request-context.js';
 import type { GatewayServer } from './config/types.js';
 import type { WithheldItem } from './plan-catalog.js';
 import type { PlannedTool, WithheldTool } from './plan-tools.js';
@@ -80,6 +81,7 @@ export function servedTool(planned: PlannedTool, spec: GatewayServer, context: S
             : upstream.call(call.remoteName, call.arguments, {
                 signal: call.signal,
                 ...(call.meta ? { meta: call.meta } : {}),
+                ...withCaller(call.state),
               });
         return sent.catch((error: unknown) => {
           const gatewayUrl = pool ? context.team?.publicUrl : undefined;
@@ -94,6 +96,12 @@ export function servedTool(planned: PlannedTool, spec: GatewayServer, context: S
       },
     },
   ).tool;
+}
+
+/** The client's request a call came with, so that what the server sends back reaches that client. */
+function withCaller(state: unknown): { readonly caller?: McpRequestContext } {
+  const caller = mcpContextOf(state);
+  return caller ? { caller } : {};
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import type { McpClientChannel } from '../mcp/client-channel.js';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
 import type { UpstreamCatalog } from './catalog.js';
+import { type ClientRequestsContext, clientRequestHandlers } from './client-requests.js';
 import type { GatewayConfig, GatewayServer } from './config/types.js';
 import { lockedServer } from './lock.js';
 import type { LockKeeper } from './lock-keeper.js';
@@ -8,6 +10,7 @@ import type { CatalogServerPlan } from './plan-catalog.js';
 import type { ServerPlan } from './plan-tools.js';
 import type { FailedItem } from './served-catalog.js';
 import { type RestartPolicy, Upstream, type UpstreamCallWrapper } from './upstream.js';
+import { UpstreamCallers } from './upstream-callers.js';
 import { sameProcess, type UpstreamTargetContext, upstreamAuth, upstreamTarget } from './upstream-target.js';
 
 /** One server of the config, as the gateway runs it. */
@@ -41,6 +44,11 @@ export interface ServerSetOptions {
   readonly deferStart?: boolean;
   /** `toolpact.newTools` of the config in force. */
   readonly newTools: () => 'allow' | 'withhold';
+  /**
+   * What a server asks of the client while it serves a call (sampling, elicitation, roots, its logs)
+   * goes to that call's client through this gate and these sinks; without it, nothing goes back.
+   */
+  readonly clientRequests?: Omit<ClientRequestsContext, 'spec' | 'callers' | 'oneClient'>;
   /** A server listed its tools (or a config change was applied): the served tools are planned again. */
   readonly changed: () => void;
   /** A server said a resource the gateway subscribed to changed. */
@@ -72,6 +80,7 @@ export class ServerSet {
   readonly #options: ServerSetOptions;
   readonly #entries = new Map<string, ServerEntry>();
   #begun: boolean;
+  #oneClient: McpClientChannel | undefined;
 
   constructor(options: ServerSetOptions) {
     this.#options = options;
@@ -85,6 +94,11 @@ export class ServerSet {
     const upstreams = this.entries().flatMap((entry) => (entry.upstream ? [entry.upstream] : []));
     for (const upstream of upstreams) upstream.start();
     return upstreams;
+  }
+
+  /** Over stdio, the one client: what a server asks outside any call goes to it. */
+  clientConnected(client: McpClientChannel): void {
+    this.#oneClient = client;
   }
 
   /** Every server of the config in force, in config order. */
@@ -177,7 +191,20 @@ export class ServerSet {
     if (!spec.enabled) return entry;
     const locked = lockedServer(keeper.lock, spec.name);
     const auth = upstreamAuth(spec, this.#options.target);
+    const callers = new UpstreamCallers();
+    const back = this.#options.clientRequests;
     const upstream = new Upstream({
+      ...(back
+        ? {
+            callers,
+            ...clientRequestHandlers(spec.name, {
+              spec: () => entry.spec,
+              callers,
+              oneClient: () => this.#oneClient,
+              ...back,
+            }),
+          }
+        : {}),
       name: spec.name,
       target: upstreamTarget(spec, this.#options.target),
       ...(auth ? { auth } : {}),

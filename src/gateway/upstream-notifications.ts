@@ -1,11 +1,13 @@
+import type { LoggingMessageNotification } from '@modelcontextprotocol/client';
 import type { McpConnection, McpNotificationScreen } from '../mcp/connect.js';
 import { visible } from './terminal-text.js';
 
 /**
  * What an upstream's notifications cost, decided before the MCP client parses them (issue 26 §5):
- * log and progress notifications over the rate (`take`) are dropped, `list_changed` is handed to the
+ * log and progress notifications over the rate (`take`) are dropped, progress under the rate is handed
+ * to `progress` (never to the client, which knows none of the gateway's tokens), `list_changed` to the
  * coalescer (`listChanged` for tools, `catalogChanged` for resources and prompts, once they are
- * followed) and never reaches the client, and anything
+ * followed), and anything
  * else goes on. A flood of either costs one `JSON.parse` a message, and no garbage the client's
  * validation would make.
  *
@@ -15,13 +17,18 @@ import { visible } from './terminal-text.js';
 export function notificationScreen(
   take: () => boolean,
   listChanged: () => (() => void) | undefined,
+  progress: (params: unknown) => void = () => {},
   catalogChanged: () => (() => void) | undefined = () => undefined,
 ): McpNotificationScreen {
-  return ({ method }) => {
+  return ({ method, params }) => {
     switch (method) {
       case 'notifications/message':
-      case 'notifications/progress':
         return take();
+      case 'notifications/progress':
+        // Passed on here, in the order the server sent it: the MCP client handles notifications a
+        // tick later than responses, so a call's last progress would arrive after its result.
+        if (take()) progress(params);
+        return false;
       case 'notifications/tools/list_changed':
         listChanged()?.();
         return false;
@@ -36,14 +43,19 @@ export function notificationScreen(
 }
 
 /**
- * Log notifications that passed the screen are told to the operator; the gateway forwards neither
- * them nor progress.
+ * Log notifications that passed the screen are told to the operator, and to `forward` (which passes
+ * them to the client whose call the server serves).
  *
  * @example
  * followLogs(connection, (line) => console.error(line));
  */
-export function followLogs(connection: McpConnection, log: (line: string) => void): void {
+export function followLogs(
+  connection: McpConnection,
+  log: (line: string) => void,
+  forward?: (params: LoggingMessageNotification['params']) => void,
+): void {
   connection.client.setNotificationHandler('notifications/message', (notification) => {
+    forward?.(notification.params);
     const { level, logger, data } = notification.params;
     const text = typeof data === 'string' ? data : JSON.stringify(data);
     // For the operator: whole paths kept, only what a terminal would hide or act on made visible.

@@ -94,7 +94,7 @@ export function upstreamAuth(spec: GatewayServer, context: UpstreamTargetContext
 export function sameProcess(a: GatewayServer, b: GatewayServer): boolean {
   return (
     a.enabled === b.enabled &&
-    JSON.stringify([a.target, a.sandbox ?? null, a.timeoutMs ?? null]) ===
-      JSON.stringify([b.target, b.sandbox ?? null, b.timeoutMs ?? null])
+    JSON.stringify([a.target, a.sandbox ?? null, a.timeoutMs ?? null, a.rootsAnswer]) ===
+      JSON.stringify([b.target, b.sandbox ?? null, b.timeoutMs ?? null, b.rootsAnswer])
   );
 }

@@ -1,16 +1,19 @@
 // The shapes of an upstream server's options, calls and status, apart from the class that runs it.
-
-import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import type { LoggingMessageNotification, Tool as McpTool } from '@modelcontextprotocol/client';
 import type {
   McpElicitationRequest,
   McpElicitationResult,
   McpEra,
   McpPriorDiscovery,
+  McpRootsResult,
+  McpSamplingRequest,
+  McpSamplingResult,
   McpServerTarget,
 } from '../mcp/connect.js';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
 import type { McpOAuth } from '../mcp/oauth/oauth-provider.js';
 import type { UpstreamCatalog } from './catalog.js';
+import type { UpstreamCallers } from './upstream-callers.js';
 
 /**
  * Where an upstream server is in its life. `needs_login`: a remote server that asks for a sign-in none
@@ -103,6 +106,14 @@ export interface UpstreamOptions {
   /** Most tools taken from the server (default 1,000). */
   readonly maxTools?: number;
   readonly onElicitation?: (request: McpElicitationRequest) => Promise<McpElicitationResult>;
+  /** Answers the server's sampling requests; without it the gateway declares no sampling to the server. */
+  readonly onSampling?: (request: McpSamplingRequest) => Promise<McpSamplingResult>;
+  /** Answers the server's `roots/list`; without it the gateway declares no roots to the server. */
+  readonly onRoots?: () => Promise<McpRootsResult>;
+  /** Told of each log message of the server that passed the rate limit (besides the operator's line). */
+  readonly onLog?: (params: LoggingMessageNotification['params']) => void;
+  /** The client calls running on the server, kept so that what it sends back reaches their client. */
+  readonly callers?: UpstreamCallers;
   /** Wraps every `tools/call` sent to the server. */
   readonly wrapCall?: UpstreamCallWrapper;
   /** Told of every listing of the server's tools (at each start, and when the server says they changed). */

@@ -17,6 +17,7 @@ import {
 } from '../mcp/connect.js';
 import { listServerTools } from '../mcp/import-mcp-tools.js';
 import { LOCAL_PRINCIPAL, McpSignInRequiredError } from '../mcp/oauth/oauth-provider.js';
+import type { McpRequestContext } from '../mcp/request-context.js';
 import { counted } from '../util/counted.js';
 import { TokenBucket } from '../util/token-bucket.js';
 import type { UpstreamCatalog } from './catalog.js';
@@ -89,6 +90,9 @@ export class Upstream {
   /** A digest of the tokens kept when the server last asked for a sign-in: only other tokens are tried. */
   #triedSignIn: string | undefined;
   #retryingSignIn: Promise<void> | undefined;
+  /** The client requests waiting for progress, by the token the gateway sent upstream for them. */
+  readonly #progress = new Map<unknown, McpRequestContext>();
+  #progressTokens = 0;
 
   constructor(options: UpstreamOptions) {
     this.name = options.name;
@@ -144,22 +148,37 @@ export class Upstream {
 
   /**
    * Sends one `tools/call`. Fails at once with `mcp_server_unavailable` when the server is not up, or
-   * when it exits or its pipe breaks during the call.
+   * when it exits or its pipe breaks during the call. With `caller` (the client's request), what the
+   * server sends back while it works goes to that client: its progress, when the client asked for
+   * progress, and whatever the upstream's handlers route by {@link UpstreamOptions.callers}.
    */
   async call(
     remoteName: string,
     args: Record<string, unknown>,
-    options: { readonly signal: AbortSignal; readonly meta?: { readonly [key: string]: string } },
+    options: {
+      readonly signal: AbortSignal;
+      readonly meta?: { readonly [key: string]: string };
+      readonly caller?: McpRequestContext;
+    },
   ): Promise<CallToolResult> {
     const connection = await this.#ready(options.signal);
-    const send = () =>
-      connection.client.callTool(
-        { name: remoteName, arguments: args, ...(options.meta ? { _meta: { ...options.meta } } : {}) },
-        {
-          signal: options.signal,
-          timeout: this.#options.requestTimeoutMs ?? 60_000,
-        },
-      );
+    const caller = options.caller;
+    // The upstream's progress reaches the client under the client's own token (see #passProgress).
+    const progressToken = caller?.wantsProgress ? `toolpact-${++this.#progressTokens}` : undefined;
+    const meta = progressToken ? { ...options.meta, progressToken } : options.meta;
+    const request = async () => {
+      if (progressToken && caller) this.#progress.set(progressToken, caller);
+      try {
+        return await connection.client.callTool(
+          { name: remoteName, arguments: args, ...(meta ? { _meta: { ...meta } } : {}) },
+          { signal: options.signal, timeout: this.#options.requestTimeoutMs ?? 60_000 },
+        );
+      } finally {
+        if (progressToken) this.#progress.delete(progressToken);
+      }
+    };
+    const callers = this.#options.callers;
+    const send = callers ? () => callers.run({ context: caller, remoteName }, request) : request;
     const wrap = this.#options.wrapCall;
     try {
       return await (wrap
@@ -362,6 +381,7 @@ export class Upstream {
         screen: notificationScreen(
           () => this.#take(),
           () => listChanged,
+          (params) => this.#passProgress(params),
           () => catalogChanged,
         ),
         ...(this.#prior ? { prior: this.#prior } : {}),
@@ -369,6 +389,8 @@ export class Upstream {
           ? { probeTimeoutMs: this.#options.probeTimeoutMs }
           : {}),
         ...(this.#options.onElicitation ? { onElicitation: this.#options.onElicitation } : {}),
+        ...(this.#options.onSampling ? { onSampling: this.#options.onSampling } : {}),
+        ...(this.#options.onRoots ? { onRoots: this.#options.onRoots } : {}),
         ...(this.#options.auth ? { auth: this.#options.auth } : {}),
         signal: this.#abort.signal,
       });
@@ -393,7 +415,7 @@ export class Upstream {
         connection.stderrTail(),
       );
     };
-    followLogs(connection, (line) => this.#log(line));
+    followLogs(connection, (line) => this.#log(line), this.#options.onLog);
     connection.client.setNotificationHandler('notifications/resources/updated', (notification) => {
       if (this.#connection === connection) this.#options.onResourceUpdated?.(notification.params.uri);
     });
@@ -556,6 +578,20 @@ export class Upstream {
     );
     const spread = base * this.#policy.jitter;
     return Math.max(0, Math.round(base - spread + Math.random() * 2 * spread));
+  }
+
+  /** An upstream's progress, to the client whose call it reports on (nobody for a token not ours). */
+  #passProgress(params: unknown): void {
+    const { progressToken, progress, total, message } = (params ?? {}) as Record<string, unknown>;
+    const caller = this.#progress.get(progressToken);
+    if (!caller || typeof progress !== 'number') return;
+    caller
+      .progress(
+        progress,
+        typeof total === 'number' ? total : undefined,
+        typeof message === 'string' ? visible(message) : undefined,
+      )
+      .catch(() => {});
   }
 
   /** Takes one notification from the bucket; false when it is dropped (counted, and reported within the interval). */

@@ -36,6 +36,7 @@ const recommended: LintPreset = {
   'parameter-semantics': 'warning',
   'provider-compatibility': 'error',
   'required-with-default': 'warning',
+  'result-content-supported': 'warning',
   'side-effects-stated': 'warning',
   'token-budget': 'warning',
 };

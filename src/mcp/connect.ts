@@ -1,8 +1,12 @@
 import type {
   Client,
+  ClientCapabilities,
+  CreateMessageRequest,
+  CreateMessageResult,
   DiscoverResult,
   ElicitRequest,
   ElicitResult,
+  ListRootsResult,
   PriorDiscovery,
   Transport,
 } from '@modelcontextprotocol/client';
@@ -66,6 +70,15 @@ export type McpElicitationRequest = ElicitRequest['params'];
 /** The answer to an upstream elicitation: `accept` with `content`, `decline` or `cancel`. */
 export type McpElicitationResult = ElicitResult;
 
+/** A completion an upstream server asks the host's model for (`sampling/createMessage`). */
+export type McpSamplingRequest = CreateMessageRequest['params'];
+
+/** The answer to an upstream sampling request: the model's message. */
+export type McpSamplingResult = CreateMessageResult;
+
+/** The answer to an upstream `roots/list`: the folders (as `file://` URIs) the server may work in. */
+export type McpRootsResult = ListRootsResult;
+
 /** Options of {@link connectMcpServer}. */
 export interface McpConnectOptions {
   /** What the client calls itself (`clientInfo`). Default `{ name: 'toolpact', version: '0.1.0' }`. */
@@ -96,9 +109,20 @@ export interface McpConnectOptions {
    * Answers the elicitations the server asks for during a tool call: on 2026-07-28 as an
    * `input_required` result (the call is retried with the answer), on the legacy era as an
    * `elicitation/create` request. Without it, the client declares no elicitation support and such a
-   * server refuses the call. Sampling and roots are never offered (both deprecated in 2026-07-28).
+   * server refuses the call.
    */
   readonly onElicitation?: (request: McpElicitationRequest) => Promise<McpElicitationResult>;
+  /**
+   * Answers the completions the server asks the host's model for (`sampling/createMessage`). Without
+   * it the client declares no sampling support. A handler that throws refuses the request: the server
+   * is answered an error carrying the thrown message.
+   */
+  readonly onSampling?: (request: McpSamplingRequest) => Promise<McpSamplingResult>;
+  /**
+   * Answers the server's `roots/list`. Without it the client declares no roots. A handler that throws
+   * refuses the request with the thrown message.
+   */
+  readonly onRoots?: () => Promise<McpRootsResult>;
   /** Gives up the start: the connection is closed (a stdio server's process ended) and connecting fails. */
   readonly signal?: AbortSignal;
   /**
@@ -241,7 +265,7 @@ export async function connectMcpServer(
     new Client(
       { name: options.clientInfo?.name ?? 'toolpact', version: options.clientInfo?.version ?? '0.1.0' },
       {
-        capabilities: options.onElicitation ? { elicitation: { form: {} } } : {},
+        capabilities: offered(options),
         jsonSchemaValidator: sharedSchemaValidator(),
         listMaxPages: MAX_LIST_PAGES,
         versionNegotiation: {
@@ -251,20 +275,8 @@ export async function connectMcpServer(
       },
     );
   let client = newClient();
-  const onElicitation = options.onElicitation;
-  const answerElicitations = (client: Client) => {
-    if (onElicitation) {
-      client.setRequestHandler('elicitation/create', async (request) => {
-        try {
-          return await onElicitation(request.params);
-        } catch {
-          // A handler that fails answers nothing useful: the server reads it as the user dismissing it.
-          return { action: 'cancel' };
-        }
-      });
-    }
-  };
-  answerElicitations(client);
+  const answerRequests = (client: Client) => answerServerRequests(client, options);
+  answerRequests(client);
   const prior = target.prior ?? options.prior;
   // A server that never answers its start would hold a closing gateway until the SDK's own timeout.
   const giveUp = () => {
@@ -289,7 +301,7 @@ export async function connectMcpServer(
         await client.close().catch(() => {});
         transport = makeHttp();
         client = newClient();
-        answerElicitations(client);
+        answerRequests(client);
       }
     }
   } catch (error) {
@@ -345,6 +357,32 @@ export async function connectMcpServer(
       })),
     close: () => client.close(),
   };
+}
+
+/** The client capabilities to declare: only what a handler was given for. */
+function offered(options: McpConnectOptions): ClientCapabilities {
+  return {
+    ...(options.onElicitation ? { elicitation: { form: {} } } : {}),
+    ...(options.onSampling ? { sampling: {} } : {}),
+    ...(options.onRoots ? { roots: {} } : {}),
+  };
+}
+
+/** Installs the handlers of what the server may ask the client (elicitation, sampling, roots). */
+function answerServerRequests(client: Client, options: McpConnectOptions): void {
+  const { onElicitation, onSampling, onRoots } = options;
+  if (onElicitation) {
+    client.setRequestHandler('elicitation/create', async (request) => {
+      try {
+        return await onElicitation(request.params);
+      } catch {
+        // A handler that fails answers nothing useful: the server reads it as the user dismissing it.
+        return { action: 'cancel' };
+      }
+    });
+  }
+  if (onSampling) client.setRequestHandler('sampling/createMessage', (request) => onSampling(request.params));
+  if (onRoots) client.setRequestHandler('roots/list', () => onRoots());
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { type ContentResult, sentContentOf } from '../content/carried.js';
 import type { JsonSchema, ToolContract } from '../contract/index.js';
 import { MCP_CONTEXT } from '../dispatch/context-brand.js';
 import type { Envelope } from '../dispatch/envelope.js';
@@ -331,6 +332,9 @@ export function buildMcpServer(
       // The spec makes an unknown tool a protocol error (-32602); the message still names the closest tools.
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, envelope.error.message, envelope.error);
     }
+    // Content blocks (a `toolResult`, an imported tool's upstream result) go out as they are.
+    const sent = sentContentOf(envelope);
+    if (sent) return sentResult(envelope, sent, tool?.contract);
     return tool ? conformingResult(envelope, tool.contract) : (toMcpCallResult(envelope) as CallToolResult);
   });
   return server;
@@ -408,6 +412,28 @@ function conformingResult(envelope: Envelope, contract: ToolContract): CallToolR
     structuredContent,
     _meta: { 'toolpact/truncated': { ...envelope.truncated } },
   } as CallToolResult;
+}
+
+/**
+ * The result a call carried, sent as it is: its blocks, `structuredContent`, `isError` and `_meta`,
+ * already kept within the registry's limits. A success of a tool with an `outputSchema` whose
+ * structured value is missing (left out for its length) or does not match is answered as the
+ * envelope's result instead, which the spec's MUST and the SDK client require.
+ */
+function sentResult(
+  envelope: Envelope,
+  sent: ContentResult,
+  contract: ToolContract | undefined,
+): CallToolResult {
+  if (!envelope.ok) return { ...sent, isError: true } as CallToolResult;
+  const outputSchema = contract ? publish(contract, false).outputSchema : undefined;
+  if (contract && outputSchema) {
+    const structured = sent.structuredContent;
+    const conforms =
+      structured !== undefined && outputCheck(outputSchema as JsonSchema)(structured as JsonValue).ok;
+    if (!conforms) return conformingResult(envelope, contract);
+  }
+  return sent as CallToolResult;
 }
 
 const outputChecks = new WeakMap<JsonSchema, ReturnType<typeof jsonSchemaResultValidator>>();

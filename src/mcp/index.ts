@@ -48,6 +48,7 @@ export {
 export { upgradeSchema } from '../schema/upgrade-schema.js';
 export { type TraceContext, traceContextOf } from '../util/trace-context.js';
 export type { ApprovalsApiStore, ServedApproval, ServedApprovalStatus } from './approvals-api.js';
+export type { McpClientChannel } from './client-channel.js';
 export {
   connectMcpServer,
   DEFAULT_PROBE_TIMEOUT_MS,
@@ -58,6 +59,9 @@ export {
   type McpElicitationResult,
   type McpEra,
   type McpPriorDiscovery,
+  type McpRootsResult,
+  type McpSamplingRequest,
+  type McpSamplingResult,
   type McpServerTarget,
   type McpTransport,
 } from './connect.js';

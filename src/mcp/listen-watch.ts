@@ -28,6 +28,56 @@ export function watchListenStream(watchers: ResourceWatchers, body: unknown, res
   }
 }
 
+/**
+ * The same over stdio, where every listen stream shares the connection: a listen request's URIs are
+ * watched until the client cancels it (`notifications/cancelled` naming its id) or the connection
+ * closes; `send` hands each update to the pinned server, whose outbound change notifications the SDK's
+ * stdio entry routes to the listen streams that named the URI. Answers the function that follows one
+ * inbound message, and the one that releases everything.
+ *
+ * @example
+ * const follow = followStdioListens(watchers);
+ * transport.onmessage = (message, extra) => { follow.message(message); entry(message, extra); };
+ */
+export function followStdioListens(watchers: ResourceWatchers): {
+  message(message: unknown): void;
+  close(): void;
+} {
+  const open = new Map<unknown, (() => void)[]>();
+  const release = (id: unknown) => {
+    for (const stop of open.get(id) ?? []) stop();
+    open.delete(id);
+  };
+  return {
+    message(message) {
+      const cancelled = cancelledRequest(message);
+      if (cancelled !== undefined) return release(cancelled);
+      const uris = listenedUris(message);
+      if (uris.length === 0) return;
+      const id = (message as { id: unknown }).id;
+      release(id);
+      const releases: (() => void)[] = [];
+      open.set(id, releases);
+      for (const uri of uris) {
+        watchers.watch(uri).then(
+          (stop) => (open.get(id) === releases ? releases.push(stop) : stop()),
+          () => {},
+        );
+      }
+    },
+    close() {
+      for (const id of [...open.keys()]) release(id);
+    },
+  };
+}
+
+/** The request id a `notifications/cancelled` names, or undefined for any other message. */
+function cancelledRequest(message: unknown): unknown {
+  if (message === null || typeof message !== 'object') return undefined;
+  const notification = message as { method?: unknown; params?: { requestId?: unknown } };
+  return notification.method === 'notifications/cancelled' ? notification.params?.requestId : undefined;
+}
+
 /** The resource URIs a listen request opts in to, deduplicated and bounded. */
 function listenedUris(body: unknown): string[] {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];

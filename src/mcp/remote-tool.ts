@@ -1,4 +1,5 @@
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/client';
+import { carryContent, carryOnError } from '../content/carried.js';
 import type { JsonSchema, ToolCategory, ToolContract } from '../contract/index.js';
 import type { AnyTool } from '../contract/tool.js';
 import { type BrokenDefault, dropBrokenDefaults } from '../define/broken-defaults.js';
@@ -52,7 +53,8 @@ export interface RemoteToolOptions {
  * A toolpact tool for one remote MCP tool: the remote input schema (upgraded to draft 2020-12, its
  * broken defaults dropped) becomes the contract's parameters, the annotations its effects, and a call
  * goes to `options.call` with the caller's trace context. A remote `isError` result is a failure
- * envelope; a refusal for input this host does not give (sampling, roots, or elicitation without a
+ * envelope; either way the upstream's result rides on the envelope, unseen, for the MCP face to send
+ * as it came (`createMcpServer`); a refusal for input this host does not give (sampling, roots, or elicitation without a
  * handler) is `mcp_input_unsupported`. Throws `ToolDefinitionError` for a schema that cannot be used.
  *
  * @example
@@ -110,7 +112,15 @@ export function remoteTool(
         if (signal.aborted || error instanceof ToolError) throw error;
         throw remoteCallError(error, server, remoteName);
       }
-      return remoteResultValue(result, server);
+      // The envelope shows the value; the MCP face sends the upstream's result as it came (limited).
+      let value: unknown;
+      const sent = withoutHopMeta(result);
+      try {
+        value = remoteResultValue(result, server);
+      } catch (error) {
+        throw error instanceof ToolError ? carryOnError(error, sent) : error;
+      }
+      return carryContent(value, sent);
     },
   });
   return { tool, dropped: [...input.dropped, ...(output?.dropped ?? [])] };
@@ -171,6 +181,23 @@ export function remoteCallError(error: unknown, server: string, remoteName: stri
     details,
   });
 }
+
+/**
+ * The result without the protocol's own `_meta` keys (`io.modelcontextprotocol/…`: the upstream's
+ * server info, its revision), which describe the hop to the upstream, not the result; the served
+ * connection sets its own.
+ */
+function withoutHopMeta(result: CallToolResult): CallToolResult {
+  const meta = result._meta;
+  if (!meta || !Object.keys(meta).some((key) => key.startsWith(PROTOCOL_META_PREFIX))) return result;
+  const kept = Object.fromEntries(
+    Object.entries(meta).filter(([key]) => !key.startsWith(PROTOCOL_META_PREFIX)),
+  );
+  const { _meta: _hop, ...rest } = result;
+  return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
+}
+
+const PROTOCOL_META_PREFIX = 'io.modelcontextprotocol/';
 
 function withObjectType(schema: JsonSchema): JsonSchema {
   return schema.type === undefined ? { type: 'object', ...schema } : schema;

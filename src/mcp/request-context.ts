@@ -7,6 +7,7 @@ import {
   type ElicitRequestFormParams,
   type ElicitResult,
   type Implementation,
+  type ListRootsResult,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
   PROTOCOL_VERSION_META_KEY,
@@ -63,18 +64,29 @@ export interface McpRequestContext {
   readonly traceparent: string | undefined;
   /** The `tracestate` that came with {@link McpRequestContext.traceparent}, if any. */
   readonly tracestate: string | undefined;
+  /**
+   * The same object for every request of one client connection (a legacy session, the stdio client);
+   * another for each revision 2026-07-28 request, which has no connection to share. Tells whether two
+   * calls come from the same client.
+   */
+  readonly connection: object;
+  /** Whether the client asked for progress on this call (a `progressToken`). */
+  readonly wantsProgress: boolean;
   /** Sends `notifications/progress` when the client asked for progress (a `progressToken`); else does nothing. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /**
    * Sends `notifications/message` at or above the client's level: the legacy connection's
    * `logging/setLevel`, or the modern request's `_meta` `io.modelcontextprotocol/logLevel`
-   * (without one, a modern request gets no log messages at all, as the revision requires).
+   * (without one, a modern request gets no log messages at all, as the revision requires). `logger`
+   * names who speaks (a gateway names the upstream server).
    */
-  log(level: LoggingLevel, data: unknown): Promise<void>;
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
   /** Asks the user through the client (`elicitation/create`, form mode). Rejects when the client cannot. */
   elicit(params: Omit<ElicitRequestFormParams, 'mode'>): Promise<ElicitResult>;
   /** Asks the client's model (`sampling/createMessage`). Rejects when the client cannot (or the era has no such request). */
   sample(params: CreateMessageRequest['params']): Promise<CreateMessageResult>;
+  /** Asks the client for its roots (`roots/list`). Rejects when the client cannot (or the era has no such request). */
+  listRoots(): Promise<ListRootsResult>;
 }
 
 const LEVELS: readonly LoggingLevel[] = [
@@ -190,6 +202,12 @@ class RequestContext implements McpRequestContext {
       return envelopeOf(this.#ctx)[CLIENT_INFO_META_KEY] as Implementation | undefined;
     return this.#server.getClientVersion();
   }
+  get connection(): object {
+    return this.era === 'modern' ? this.#ctx : this.#server;
+  }
+  get wantsProgress(): boolean {
+    return this.#ctx.mcpReq._meta?.progressToken !== undefined;
+  }
   get principal(): Principal | undefined {
     return principalFromAuthInfo(this.#ctx.http?.authInfo);
   }
@@ -211,7 +229,7 @@ class RequestContext implements McpRequestContext {
     });
   }
 
-  async log(level: LoggingLevel, data: unknown): Promise<void> {
+  async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
     let floor: LoggingLevel | undefined;
     if (this.era === 'modern') {
       const asked = envelopeOf(this.#ctx)[LOG_LEVEL_META_KEY];
@@ -222,7 +240,10 @@ class RequestContext implements McpRequestContext {
       floor = this.#threshold.level;
     }
     if (floor !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(floor)) return;
-    await this.#ctx.mcpReq.notify({ method: 'notifications/message', params: { level, data } });
+    await this.#ctx.mcpReq.notify({
+      method: 'notifications/message',
+      params: { level, data, ...(logger === undefined ? {} : { logger }) },
+    });
   }
 
   async elicit(params: Omit<ElicitRequestFormParams, 'mode'>): Promise<ElicitResult> {
@@ -237,6 +258,13 @@ class RequestContext implements McpRequestContext {
       throw new Error('The MCP client cannot answer sampling requests on this connection.');
     }
     return (await this.#ctx.mcpReq.requestSampling(params, { signal: this.signal })) as CreateMessageResult;
+  }
+
+  async listRoots(): Promise<ListRootsResult> {
+    if (!this.#canServerRequest || !this.clientCapabilities?.roots) {
+      throw new Error('The MCP client cannot answer roots requests on this connection.');
+    }
+    return this.#ctx.mcpReq.send({ method: 'roots/list' }, { signal: this.signal });
   }
 }
 

@@ -9,6 +9,7 @@ import { createPolicyGate, type PolicyGate } from '../policy/policy-gate.js';
 import { type CallRecord, Registry, type RegistryOptions } from '../registry/registry.js';
 import type { ToolSearch } from '../search/with-tool-search.js';
 import type { ApprovalsApiStore } from './approvals-api.js';
+import type { McpClientChannel } from './client-channel.js';
 import type { McpServerOptions, ToolListing } from './create-mcp-server.js';
 import { elicitationApprover } from './elicitation-approver.js';
 import type { HttpRoute } from './http-route.js';
@@ -68,6 +69,8 @@ export interface ServedTools {
   readonly ready?: () => Promise<void>;
   /** Over HTTP, handlers served beside the MCP endpoint after `http.routes` (the gateway's sign-in link). */
   readonly routes?: readonly HttpRoute[];
+  /** Over stdio, told of the one client once it has opened a legacy connection (see `serveStdio`'s `onClient`). */
+  readonly onClient?: (client: McpClientChannel) => void;
 }
 
 /** Builds the tools over the registry options serving prepared (the gate, the audit, the approvals). */
@@ -281,6 +284,7 @@ export async function serveRegistry(
         ...common,
         ...(stdin ? { stdin } : {}),
         ...(options.stdout ? { stdout: options.stdout } : {}),
+        ...(served.onClient ? { onClient: served.onClient } : {}),
       });
       transport = stdio;
       ended = stdio.closed;

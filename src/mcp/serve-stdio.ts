@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import type { Registry } from '../registry/registry.js';
+import { clientChannel, type McpClientChannel } from './client-channel.js';
 import {
   buildMcpServer,
   followChanges,
@@ -9,7 +10,9 @@ import {
   type McpServerOptions,
   pageSizeOf,
 } from './create-mcp-server.js';
+import { followStdioListens } from './listen-watch.js';
 import { RequestStateSealer } from './request-state.js';
+import { ResourceWatchers } from './resource-watchers.js';
 
 /** Options of {@link serveStdio}. */
 export interface StdioServeOptions extends McpServerOptions {
@@ -23,6 +26,12 @@ export interface StdioServeOptions extends McpServerOptions {
    * which suits stdio: the retry comes back over the same pipe).
    */
   readonly requestState?: RequestStateSealer;
+  /**
+   * Told of the client once it has opened a legacy connection (`initialize`), so that what it is asked
+   * outside any call (a gateway's upstream asking between calls) can reach it. Never told of a
+   * revision 2026-07-28 client, which takes no request outside a call.
+   */
+  readonly onClient?: (client: McpClientChannel) => void;
 }
 
 /** A running MCP server; `close()` ends the connection. */
@@ -68,11 +77,30 @@ export async function serveStdio(
   });
   const handle = serveStdioEntry(
     () => {
-      pinned = buildMcpServer(registry, options, { listChanged: true, serverRequests: true }, approvals);
-      return pinned;
+      const server = buildMcpServer(
+        registry,
+        options,
+        { listChanged: true, serverRequests: true },
+        approvals,
+      );
+      const onClient = options.onClient;
+      if (onClient) server.oninitialized = () => onClient(clientChannel(server));
+      pinned = server;
+      return server;
     },
     { transport },
   );
+  // On revision 2026-07-28 the entry serves `subscriptions/listen`; the URIs a stream names are watched
+  // here, and their updates sent through the pinned server, whose notifications the entry routes.
+  const watchers = new ResourceWatchers(registry, (uri) => {
+    if (pinned?.transport) pinned.sendResourceUpdated({ uri }).catch(() => {});
+  });
+  const listens = followStdioListens(watchers);
+  const entryOnMessage = transport.onmessage;
+  transport.onmessage = (message) => {
+    listens.message(message);
+    entryOnMessage?.(message);
+  };
   // The entry takes the transport's `onclose` as it starts (the transport fires it at the end of stdin
   // too); we are told after it.
   const entryOnClose = transport.onclose;
@@ -83,6 +111,8 @@ export async function serveStdio(
   const stop = () => {
     stopFollowing();
     stopKinds();
+    listens.close();
+    watchers.close();
   };
   closed.then(stop, stop);
   return {

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_BINARY_BYTES } from '../content/limit-content.js';
 import { type ToolContract, WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
 import { type AnyTool, isTool } from '../contract/tool.js';
 import type { Prompt } from '../define/define-prompt.js';
@@ -86,6 +87,11 @@ export interface RegistryOptions {
   readonly limits?: Partial<ArgumentLimits>;
   /** Longest result, in characters of JSON, before it is cut with a visible marker (default 100,000). */
   readonly maxResultChars?: number;
+  /**
+   * Most decoded bytes of binary content (images, audio, embedded blobs) in one `toolResult` or
+   * imported tool's result (default 10 MiB); a block past it is replaced by a text block saying so.
+   */
+  readonly maxBinaryBytes?: number;
   /** Wall-clock limit for every call without a tighter one, in milliseconds. */
   readonly defaultTimeoutMs?: number;
   /**
@@ -168,6 +174,13 @@ export class Registry {
         `maxResultChars is ${String(options.maxResultChars)}; give at least 200 characters so an envelope fits.`,
       );
     }
+    const maxBinaryBytes = options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES;
+    if (!Number.isSafeInteger(maxBinaryBytes) || maxBinaryBytes < 0) {
+      throw new ToolDefinitionError(
+        'invalid_option',
+        `maxBinaryBytes is ${String(options.maxBinaryBytes)}; give a whole number of bytes, 0 or more (0 sends no binary data).`,
+      );
+    }
     const validateResults = options.validateResults ?? 'error';
     if (!RESULT_VALIDATION_MODES.includes(validateResults)) {
       throw new ToolDefinitionError(
@@ -182,6 +195,7 @@ export class Registry {
       sessionApprovals: new Set(),
       limits: { ...DEFAULT_ARGUMENT_LIMITS, ...options.limits },
       maxResultChars,
+      maxBinaryBytes,
       validateResults,
       observe: options.observe,
       registry: this,

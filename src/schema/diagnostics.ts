@@ -19,6 +19,11 @@ export const DIAGNOSTIC_CODES = Object.freeze({
   object_closed: 'info',
   /** The return contract went into the description (the provider has no slot for it, or the option asked so). */
   returns_described: 'info',
+  /**
+   * The tool declares result content (`returns.content`) the provider's tool results cannot hold as
+   * such; its envelope carries the blocks as JSON text there.
+   */
+  result_content_unsupported: 'warning',
   /** The provider is told a wider shape than the contract allows; validation still enforces the contract. */
   shape_widened: 'warning',
   /** The provider is told a narrower shape than the contract allows: some valid arguments can no longer be sent. */
@@ -111,6 +116,8 @@ export function renderDiagnostic(code: DiagnosticCode, detail: string, format: P
       return `${detail}, as strict mode on ${target} requires; undeclared fields, which the contract allows, can no longer be sent.`;
     case 'returns_described':
       return `The return contract is told to ${target} in words: ${detail}.`;
+    case 'result_content_unsupported':
+      return `${detail}; a tool result on ${target} cannot hold such blocks, so the model reads them as JSON text in the envelope (binary data as base64). Answer text there, or serve this tool over MCP.`;
     case 'shape_widened':
       return `${detail}; ${target} is told a wider shape than the contract allows, and calls outside the contract are rejected at validation.`;
     case 'shape_narrowed':

@@ -58,6 +58,7 @@ export { toOpenAITool } from './openai.js';
 export { toOpenAIResponsesTool } from './openai-responses.js';
 export { ProviderPayloadError } from './payload-error.js';
 export { restoreStrictArguments } from './restore-strict.js';
+export { RESULT_CONTENT, type ResultContentSupport } from './result-content.js';
 export { ANTHROPIC_STRICT, OPENAI_STRICT, type StrictProfile, toStrictSchema } from './strict-schema.js';
 export { toProviderTools } from './to-provider-tools.js';
 export {

@@ -5,6 +5,7 @@ import { geminiFunctionDeclaration } from './gemini.js';
 import { mcpTool } from './mcp.js';
 import { openaiTool } from './openai.js';
 import { openaiResponsesTool } from './openai-responses.js';
+import { checkResultContent } from './result-content.js';
 import { isRecord } from './schema-node.js';
 import type { ProviderFormat, ProviderToolMap, ProviderTools, SchemaOptions } from './types.js';
 
@@ -36,6 +37,7 @@ function adapt(
   sink: DiagnosticSink,
 ): unknown {
   const diagnostics = sink.forTool(contract.name);
+  checkResultContent(contract, format, diagnostics);
   switch (format) {
     case 'canonical':
       return contract;

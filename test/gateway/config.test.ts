@@ -89,6 +89,7 @@ describe("each host's documented example", () => {
       // The folders in its arguments do not exist here: the config's folder is its root.
       roots: [dirname(file)],
       rootsFrom: 'working folder',
+      rootsAnswer: 'none',
       tools: {},
     });
     // Claude Desktop documents no variables: the server gets the text as written.
@@ -115,8 +116,9 @@ describe("each host's documented example", () => {
         git: { command: 'uvx', args: ['mcp-server-git', '--repository=./notes'], cwd: dir },
         memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] },
         given: { command: 'node', args: ['server.js'] },
+        passed: { command: 'node', args: ['server.js'], cwd: dir },
       },
-      toolpact: { servers: { given: { roots: ['notes', '~/projects'] } } },
+      toolpact: { servers: { given: { roots: ['notes', '~/projects'] }, passed: { roots: 'client' } } },
     });
     const byName = Object.fromEntries(read(file).servers.map((server) => [server.name, server]));
     expect(byName.fs).toMatchObject({
@@ -128,7 +130,11 @@ describe("each host's documented example", () => {
     expect(byName.given).toMatchObject({
       roots: [join(dir, 'notes'), join(home, 'projects')],
       rootsFrom: 'config',
+      rootsAnswer: 'config',
     });
+    // An upstream's roots/list is answered the config's roots, the client's own only when it says so.
+    expect(byName.fs?.rootsAnswer).toBe('none');
+    expect(byName.passed).toMatchObject({ roots: [dir], rootsFrom: 'working folder', rootsAnswer: 'client' });
     const bad = write('bad.json', {
       mcpServers: { s: { command: 'x' } },
       toolpact: { servers: { s: { roots: 'notes' } } },
@@ -552,12 +558,25 @@ describe('the toolpact section', () => {
       alwaysLoaded: false,
       roots: [dirname(file)],
       rootsFrom: 'working folder',
+      rootsAnswer: 'none',
       tools: {},
     });
     expect(config.search).toEqual({ maxLoaded: 20 });
     expect(config.newTools).toBe('withhold');
     expect(config.lock).toBe(join(dir, 'gateway.lock.json'));
     expect(Object.isFrozen(config.servers[0]?.target)).toBe(true);
+  });
+
+  test('maxBinaryBytes is a whole number of bytes, 0 or more; anything else is refused at its path', () => {
+    expect(read(write('a.json', { mcpServers: {}, toolpact: { maxBinaryBytes: 0 } })).maxBinaryBytes).toBe(0);
+    expect(read(write('b.json', { mcpServers: {}, toolpact: {} })).maxBinaryBytes).toBeUndefined();
+    for (const value of [-1, 1.5, '10MB', null]) {
+      const error = refusal(() =>
+        read(write('bad.json', { mcpServers: {}, toolpact: { maxBinaryBytes: value } })),
+      );
+      expect(error.path).toBe('$.toolpact.maxBinaryBytes');
+      expect(error.message).toContain('must be a whole number of bytes, 0 or more (default 10485760');
+    }
   });
 
   test('search: true turns search on with no limit; false leaves it off', () => {

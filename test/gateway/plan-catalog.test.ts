@@ -21,6 +21,7 @@ const server = (name: string, settings: Partial<GatewayServer> = {}): GatewaySer
   alwaysLoaded: false,
   roots: ['/srv'],
   rootsFrom: 'config',
+  rootsAnswer: 'config',
   tools: {},
   ...settings,
 });

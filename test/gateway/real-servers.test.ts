@@ -8,8 +8,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFi
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Gateway } from '../../src/gateway/gateway.js';
+import { type RunningHttpServer, serveHttp } from '../../src/mcp/index.js';
 import { createPolicyGate } from '../../src/policy/index.js';
 import { CHROMIUM, HAS_CHROMIUM, REQUIRE_BROWSER } from '../studio/support.js';
 import { bubblewrap } from '../support/bubblewrap.js';
@@ -67,6 +70,36 @@ const CHROMIUM_READ = ['/etc/chromium.d'];
 const allowImported = () =>
   createPolicyGate({ rules: [{ id: 'allow-imported', action: 'allow', source: 'mcp:*' }] }).registryOptions;
 
+/** A binary limit under the size of server-everything's tiny image (4 KB), for the gateway's config. */
+const TINY_LIMIT = 1_024;
+
+/** Every imported tool allowed but `get-env`, which the gateway itself refuses. */
+const allowImportedButEnv = () =>
+  createPolicyGate({
+    rules: [
+      { id: 'no-env', action: 'deny', tool: 'get-env' },
+      { id: 'allow-imported', action: 'allow', source: 'mcp:*' },
+    ],
+  }).registryOptions;
+
+/** The gateway's MCP face, served in process over HTTP, and an SDK client of it. */
+async function mcpFace(gateway: Gateway) {
+  const served: RunningHttpServer = await serveHttp(gateway.registry, { listing: gateway.listing });
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+  return {
+    call: async (name: string, args: Record<string, unknown>) =>
+      (await client.callTool({ name, arguments: args })) as {
+        content: { type: string; text?: string; data?: string; mimeType?: string }[];
+        isError?: boolean;
+      },
+    close: async () => {
+      await client.close();
+      await served.close();
+    },
+  };
+}
+
 /** An unsandboxed entry: node and the installed bin, started in `cwd` (so nothing lands in the repository). */
 const unsandboxed = (bin: string, args: string[], env: Record<string, string>, cwd: string) => ({
   command: process.execPath,
@@ -122,6 +155,9 @@ const TOOLS = {
     'toggle-subscriber-updates',
     'trigger-long-running-operation',
     'simulate-research-query',
+    // Offered to a client that declares sampling and elicitation, as the gateway does.
+    'trigger-sampling-request',
+    'trigger-elicitation-request',
   ],
   playwright: [
     'browser_close',
@@ -282,8 +318,11 @@ const text = (result: unknown) => JSON.stringify(result);
 describe('five published servers behind one gateway', () => {
   const ws = workspace();
 
-  /** The five servers as a config names them, started from node_modules, each with `marker`. */
-  const fiveServers = (marker: string) => {
+  /**
+   * The five servers as a config names them, started from node_modules, each with `marker`, and
+   * toolpact's section when given.
+   */
+  const fiveServers = (marker: string, toolpact?: Record<string, unknown>) => {
     const dir = realpathSync(ws.dir);
     const files = join(dir, 'files');
     mkdirSync(files, { recursive: true });
@@ -296,6 +335,7 @@ describe('five published servers behind one gateway', () => {
         everything: unsandboxed(BIN.everything, [], env, dir),
         playwright: unsandboxed(BIN.playwright, PLAYWRIGHT_ARGS, env, dir),
       },
+      ...(toolpact ? { toolpact } : {}),
     });
     return { files };
   };
@@ -303,8 +343,8 @@ describe('five published servers behind one gateway', () => {
   test(
     'all five come up, keep their own tool names, and each answers a call',
     async () => {
-      const { files } = fiveServers(randomUUID());
-      const gateway = await ws.start({ registry: allowImported() });
+      const { files } = fiveServers(randomUUID(), { maxBinaryBytes: TINY_LIMIT });
+      const gateway = await ws.start({ registry: allowImportedButEnv() });
 
       const status = gateway.status();
       expect(status.map((server) => [server.name, server.state, server.unsandboxed])).toEqual([
@@ -362,6 +402,40 @@ describe('five published servers behind one gateway', () => {
         ok: true,
         result: 'Echo: hello through the gateway',
       });
+
+      // The MCP face passes on what the gate let through as the server sent it, within the config's
+      // binary limit, and speaks for itself only when it refuses.
+      const face = await mcpFace(gateway);
+      try {
+        const upstream = await gateway.registry.call('get-tiny-image', {});
+        const upstreamImage = upstream.ok
+          ? (upstream.result as { type: string; data?: string }[]).find((block) => block.type === 'image')
+          : undefined;
+        expect(Buffer.from(upstreamImage?.data ?? '', 'base64').length).toBeGreaterThan(TINY_LIMIT);
+        const limited = await face.call('get-tiny-image', {});
+        expect(limited.content.filter((block) => block.type === 'image')).toEqual([]);
+        expect(limited.content).toContainEqual({
+          type: 'text',
+          text: expect.stringMatching(
+            /an image \(image\/png\) of \d+ bytes was left out: .* at most 1024 bytes/,
+          ),
+        });
+
+        const missing = await face.call('read_text_file', { path: join(files, 'missing.txt') });
+        expect(missing.isError).toBe(true);
+        expect(missing.content).toEqual([{ type: 'text', text: expect.stringMatching(/ENOENT/) }]);
+        expect(missing.content[0]?.text).not.toMatch(/^\{"ok":/);
+
+        const denied = await face.call('get-env', {});
+        expect(denied.isError).toBe(true);
+        expect(JSON.parse(denied.content[0]?.text ?? '')).toMatchObject({
+          ok: false,
+          error: { type: 'permission_denied', rule: 'no-env' },
+        });
+        expect(JSON.stringify(denied)).not.toContain('TOOLPACT_TEST_MARKER');
+      } finally {
+        await face.close();
+      }
     },
     TIMEOUT,
   );
@@ -373,6 +447,19 @@ describe('five published servers behind one gateway', () => {
       fiveServers(marker);
       const before = descendantsNow();
       const gateway = await ws.start({ registry: allowImported() });
+      // Under the default binary limit the server's image reaches the gateway's MCP client as it was sent.
+      const face = await mcpFace(gateway);
+      try {
+        const image = await face.call('get-tiny-image', {});
+        const upstream = await gateway.registry.call('get-tiny-image', {});
+        expect(image.isError).toBeUndefined();
+        expect(image.content).toEqual(upstream.ok ? upstream.result : undefined);
+        expect(image.content.filter((block) => block.type === 'image')).toEqual([
+          { type: 'image', data: expect.stringMatching(/^iVBORw0KGgo/), mimeType: 'image/png' },
+        ]);
+      } finally {
+        await face.close();
+      }
       if (!noChromium) {
         // Chromium starts with the first browser tool; this one also reaches the host (the control of
         // the sandboxed browser below, which cannot).
@@ -380,6 +467,24 @@ describe('five published servers behind one gateway', () => {
         expect(page, text(page)).toMatchObject({ ok: true });
         const snapshot = await gateway.registry.call('browser_snapshot', {});
         expect(text(snapshot)).toContain('heading \\"served by the host\\"');
+        // A screenshot reaches the gateway's MCP client as an image block, not as base64 in JSON text.
+        const face = await mcpFace(gateway);
+        try {
+          const shot = await face.call('browser_take_screenshot', { type: 'png' });
+          expect(shot.isError).toBeUndefined();
+          const images = shot.content.filter((block) => block.type === 'image');
+          expect(images).toEqual([{ type: 'image', data: expect.any(String), mimeType: 'image/png' }]);
+          expect(
+            Buffer.from(images[0]?.data ?? '', 'base64')
+              .subarray(1, 4)
+              .toString(),
+          ).toBe('PNG');
+          expect(JSON.stringify(shot.content.filter((block) => block.type === 'text'))).not.toContain(
+            images[0]?.data?.slice(0, 64),
+          );
+        } finally {
+          await face.close();
+        }
       }
       const processes = serverProcesses(marker, before);
       for (const bin of Object.values(BIN)) {

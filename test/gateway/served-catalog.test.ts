@@ -19,6 +19,7 @@ const server: GatewayServer = {
   alwaysLoaded: false,
   roots: [],
   rootsFrom: 'config',
+  rootsAnswer: 'config',
   tools: {},
 };
 

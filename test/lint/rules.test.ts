@@ -966,6 +966,39 @@ const CASES: { readonly [rule: string]: RuleCases } = {
       },
     ],
   },
+  'result-content-supported': {
+    valid: [
+      { name: 'no declared content', tools: [tool('read_file', GOOD_READ)] },
+      {
+        name: 'text and images where every target format takes them',
+        tools: [tool('take_screenshot', GOOD_READ, { content: ['text', 'image'] })],
+        options: { formats: ['openai-responses', 'anthropic', 'gemini', 'mcp'] },
+      },
+      {
+        name: 'audio over MCP',
+        tools: [tool('record_audio', GOOD_READ, { content: ['audio'] })],
+        options: { formats: ['mcp'] },
+      },
+    ],
+    invalid: [
+      {
+        name: 'an image for OpenAI Chat Completions, whose tool messages are text',
+        tools: [tool('take_screenshot', GOOD_READ, { content: ['text', 'image'] })],
+        findings: [{ tool: 'take_screenshot', messageId: 'unsupported', path: '$.returns.content[1]' }],
+      },
+      {
+        name: 'audio and a resource link for every provider but MCP',
+        tools: [tool('record_audio', GOOD_READ, { content: ['audio', 'resource_link'] })],
+        options: { formats: ['anthropic', 'gemini'] },
+        findings: [
+          { tool: 'record_audio', messageId: 'unsupported', path: '$.returns.content[0]' },
+          { tool: 'record_audio', messageId: 'unsupported', path: '$.returns.content[0]' },
+          { tool: 'record_audio', messageId: 'unsupported', path: '$.returns.content[1]' },
+          { tool: 'record_audio', messageId: 'unsupported', path: '$.returns.content[1]' },
+        ],
+      },
+    ],
+  },
 };
 
 describe('every rule has a valid/invalid table', () => {

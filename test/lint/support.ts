@@ -1,5 +1,6 @@
 import {
   type AnyTool,
+  type ContentType,
   createTool,
   type JsonSchema,
   resolveEffects,
@@ -14,6 +15,8 @@ export interface ToolSpec {
   readonly parameters?: JsonSchema;
   readonly effects?: Partial<ToolEffects>;
   readonly disable?: readonly string[];
+  /** The result content the tool declares (`returns.content`). */
+  readonly content?: readonly ContentType[];
 }
 
 /** A real tool built with createTool (the wide name profile), whose execute echoes its arguments. */
@@ -25,6 +28,7 @@ export function tool(name: string, description: string, spec: ToolSpec = {}): An
       category: spec.category ?? 'read',
       parameters: spec.parameters ?? { type: 'object', properties: {} },
       ...(spec.effects ? { effects: spec.effects } : {}),
+      ...(spec.content ? { returns: { content: spec.content } } : {}),
     },
     { execute: (args) => args, ...(spec.disable ? { meta: { lint: { disable: spec.disable } } } : {}) },
   );

@@ -12,7 +12,7 @@ import {
   Registry,
   RegistryRequestError,
 } from '../../src/index.js';
-import { createMcpServer } from '../../src/mcp/index.js';
+import { createMcpServer, elicitationApprover } from '../../src/mcp/index.js';
 import { createPolicyGate, definePolicy, type PolicyRule } from '../../src/policy/index.js';
 
 // A resource read and a prompt get go through the registry's gate as calls do: the policy decides
@@ -184,5 +184,38 @@ test('over MCP, a refused read is a protocol error with the refusal in data', as
   expect(error?.message).toContain('was not permitted');
   expect(error?.data).toMatchObject({ type: 'permission_denied', rule: 'no-secret' });
   expect((await client.readResource({ uri: 'file:///notes/a.txt' })).contents).toHaveLength(1);
+  await client.close();
+});
+
+test('over MCP, an asked read is put to the person through elicitation, as an asked call is', async () => {
+  const gate = createPolicyGate(definePolicy({ rules }));
+  const registry = new Registry({
+    ...gate.registryOptions,
+    approver: elicitationApprover(),
+  }).registerResource(files);
+  const server = createMcpServer(registry);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const asked: string[] = [];
+  const client = new Client(
+    { name: 'gate-test', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  client.setRequestHandler('elicitation/create', (request) => {
+    const message = (request.params as { message: string }).message;
+    asked.push(message);
+    return message.includes('plan.md')
+      ? { action: 'accept', content: { decision: 'once' } }
+      : { action: 'decline' };
+  });
+  await client.connect(clientSide);
+  expect((await client.readResource({ uri: 'file:///drafts/plan.md' })).contents).toHaveLength(1);
+  const declined = await client.readResource({ uri: 'file:///drafts/other.md' }).then(
+    () => undefined,
+    (thrown: unknown) => thrown as ProtocolError,
+  );
+  expect(declined?.code).toBe(-32600);
+  expect(asked).toHaveLength(2);
+  expect(asked[0]).toContain('files');
   await client.close();
 });

@@ -9,7 +9,7 @@ import type { ModuleGraph } from './module-graph.js';
  * they are the public surface, and nothing below them imports one.
  */
 export const FLOORS: readonly (readonly string[])[] = [
-  ['util', 'errors', 'config'],
+  ['util', 'errors', 'config', 'content'],
   ['contract'],
   ['dispatch'],
   ['define', 'schema'],

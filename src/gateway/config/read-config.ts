@@ -223,6 +223,7 @@ export function parseGatewayConfig(
   if (servers.some((entry) => entry.target.kind !== 'stdio' && entry.target.oauth !== undefined))
     config.tokens = toolpact.tokens ?? defaultTokenFile(variables.env);
   if (toolpact.startTimeoutMs !== undefined) config.startTimeoutMs = toolpact.startTimeoutMs;
+  if (toolpact.maxBinaryBytes !== undefined) config.maxBinaryBytes = toolpact.maxBinaryBytes;
   if (toolpact.policy !== undefined && 'file' in toolpact.policy) config.policyFile = toolpact.policy.file;
   if (options.refuseExposedFiles !== false) {
     refuseGrantsOverGatewayFiles(config, gatewayFiles(config), (name, kind) =>
@@ -305,7 +306,8 @@ function server(
     enabled: settings?.enabled ?? true,
     prefix: settings?.prefix ?? 'auto',
     alwaysLoaded: settings?.alwaysLoaded ?? false,
-    ...rootsOf(target, settings?.roots, scope.file, home),
+    ...rootsOf(target, settings?.roots === 'client' ? undefined : settings?.roots, scope.file, home),
+    rootsAnswer: settings?.roots === 'client' ? 'client' : settings?.roots ? 'config' : 'none',
     tools: settings?.tools ?? {},
   };
   if (settings?.timeoutMs !== undefined) result.timeoutMs = settings.timeoutMs;

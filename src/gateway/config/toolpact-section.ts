@@ -14,6 +14,7 @@ const SECTION_KEYS = [
   'newTools',
   'lock',
   'startTimeoutMs',
+  'maxBinaryBytes',
   'auth',
   'tokens',
 ];
@@ -29,8 +30,11 @@ export interface ServerSettings {
   readonly timeoutMs?: number;
   readonly sandbox?: GatewaySandbox;
   readonly alwaysLoaded?: boolean | readonly string[];
-  /** Where the server's relative paths are read from, for the gate's path rules (absolute). */
-  readonly roots?: readonly string[];
+  /**
+   * Where the server's relative paths are read from, for the gate's path rules (absolute), and what
+   * its `roots/list` is answered; `"client"`: the client's own roots are passed on.
+   */
+  readonly roots?: readonly string[] | 'client';
   readonly tools?: { readonly [remoteName: string]: ToolOverride };
   /** How a remote server signs in; over the host entry's own OAuth fields. */
   readonly oauth?: GatewayOAuth;
@@ -44,6 +48,8 @@ export interface ToolpactSection {
   readonly newTools: 'allow' | 'withhold';
   readonly lock?: string;
   readonly startTimeoutMs?: number;
+  /** Most decoded bytes of binary content in one result passed on to the client. */
+  readonly maxBinaryBytes?: number;
   /** The auth file of `gateway --http`, absolute. */
   readonly auth?: string;
   /** Where sign-ins to remote servers are kept, absolute. */
@@ -156,6 +162,17 @@ export function parseToolpactSection(section: unknown, scope: VariableScope, bas
     }
     result.startTimeoutMs = value;
   }
+  if (section.maxBinaryBytes !== undefined) {
+    const value = section.maxBinaryBytes;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      invalid(
+        scope,
+        `${ROOT}.maxBinaryBytes`,
+        `must be a whole number of bytes, 0 or more (default 10485760, 10 MiB; 0 passes no binary data on), received ${describe(value)}.`,
+      );
+    }
+    result.maxBinaryBytes = value;
+  }
   return result;
 }
 
@@ -201,9 +218,10 @@ function parseServerSettings(raw: unknown, path: string, scope: VariableScope, b
     else
       settings.alwaysLoaded = Object.freeze(strings(value, `${path}.alwaysLoaded`, scope, 'true, false or'));
   }
-  if (raw.roots !== undefined) {
+  if (raw.roots === 'client') settings.roots = 'client';
+  else if (raw.roots !== undefined) {
     settings.roots = Object.freeze(
-      strings(raw.roots, `${path}.roots`, scope).map((entry, index) =>
+      strings(raw.roots, `${path}.roots`, scope, '"client" or').map((entry, index) =>
         resolvePath(entry, child(`${path}.roots`, index), scope, base),
       ),
     );

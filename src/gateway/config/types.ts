@@ -88,6 +88,11 @@ export interface GatewayServer {
   readonly roots: readonly string[];
   /** Whether `roots` was given in the config, or found in the server's arguments. */
   readonly rootsFrom: 'config' | 'arguments' | 'working folder';
+  /**
+   * What the server is answered when it asks `roots/list`: the config's `roots` (`config`), the
+   * client's own roots (`roots: "client"`), or nothing, in which case the gateway offers it no roots.
+   */
+  readonly rootsAnswer: 'config' | 'client' | 'none';
   readonly tools: { readonly [remoteName: string]: ToolOverride };
 }
 
@@ -112,6 +117,11 @@ export interface GatewayConfig {
   readonly lock?: string;
   /** `toolpact.startTimeoutMs`: the longest wait for a server's first start (see `GatewayOptions`). */
   readonly startTimeoutMs?: number;
+  /**
+   * `toolpact.maxBinaryBytes`: most decoded bytes of binary content (images, audio, embedded blobs) in
+   * one result passed on to the client (default 10 MiB); read when the gateway starts.
+   */
+  readonly maxBinaryBytes?: number;
   /** `toolpact.auth`: the auth file of `gateway --http` (relative to the config's folder), absolute. */
   readonly auth?: string;
   /**

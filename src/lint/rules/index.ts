@@ -26,6 +26,7 @@ import { noUnknownToolReference } from './no-unknown-tool-reference.js';
 import { parameterSemantics } from './parameter-semantics.js';
 import { providerCompatibility } from './provider-compatibility.js';
 import { requiredWithDefault } from './required-with-default.js';
+import { resultContentSupported } from './result-content-supported.js';
 import { sideEffectsStated } from './side-effects-stated.js';
 import { tokenBudget } from './token-budget.js';
 
@@ -60,6 +61,7 @@ export const RULES: { readonly [name: string]: AnyLintRule } = Object.freeze(
       parameterSemantics,
       providerCompatibility,
       requiredWithDefault,
+      resultContentSupported,
       sideEffectsStated,
       tokenBudget,
     ].map((rule) => [rule.name, rule as AnyLintRule]),
