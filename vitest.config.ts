@@ -35,6 +35,7 @@ const system = [
   'test/gateway/otel.test.ts',
   'test/gateway/processes.test.ts',
   'test/gateway/real-servers.test.ts',
+  'test/gateway/resources-prompts.test.ts',
   'test/gateway/sandbox-escape.test.ts',
   'test/gateway/sandbox-package.test.ts',
   'test/gateway/sandbox.test.ts',

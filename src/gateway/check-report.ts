@@ -97,7 +97,8 @@ export function checkGateway(
 
 /**
  * How many things the check found, each a reason for exit code 1: an enabled server that is not up,
- * a policy note, an exposed file, a withheld tool, an unsandboxed stdio server, a lint error.
+ * a policy note, an exposed file, a withheld tool, resource, template or prompt, a resource another
+ * server keeps, an unsandboxed stdio server, a lint error.
  *
  * @example
  * process.exitCode = checkFindings(checkGateway(gateway, config, [])) > 0 ? 1 : 0;
@@ -109,7 +110,13 @@ export function checkFindings(check: GatewayCheck): number {
     check.policy.length +
     check.exposed.length +
     check.servers.reduce(
-      (sum, server) => sum + server.withheld.length + (server.unsandboxed ? 1 : 0) + server.lint.errors,
+      (sum, server) =>
+        sum +
+        server.withheld.length +
+        server.catalog.withheld.length +
+        server.catalog.shadowed.length +
+        (server.unsandboxed ? 1 : 0) +
+        server.lint.errors,
       0,
     )
   );

@@ -1,4 +1,6 @@
 import type { CallRecord } from '../dispatch/call.js';
+import { catalogAcceptKey, SINGULAR } from './catalog.js';
+import type { CatalogServerPlan } from './plan-catalog.js';
 import type { NameCollision, WithheldTool } from './plan-tools.js';
 import { DEFINITION_CHANGED } from './served-tool.js';
 
@@ -109,6 +111,49 @@ export function reportUnknownOverrides(
     if (reported.has(`override:${name}`)) continue;
     reported.add(`override:${name}`);
     sinks.log(`${server}: toolpact.servers.${server}.tools names "${name}", which the server does not list.`);
+  }
+}
+
+/**
+ * Reports, once each, what a server's catalog plan does not serve as listed: withheld resources,
+ * templates and prompts (with the way to accept them), resources another server keeps, and prompts
+ * served under a prefixed name.
+ *
+ * @example
+ * reportCatalog(entry.reported, plan.servers.get('everything'), log);
+ */
+export function reportCatalog(
+  reported: Set<string>,
+  plan: CatalogServerPlan,
+  log: (line: string) => void,
+): void {
+  const once = (key: string, line: string) => {
+    if (reported.has(key)) return;
+    reported.add(key);
+    log(line);
+  };
+  for (const item of plan.withheld) {
+    const what = `the ${SINGULAR[item.kind]} "${item.key}"`;
+    once(
+      `item:${item.kind}\u0000${item.key}\u0000${item.reason}\u0000${item.descriptionDiff ?? ''}`,
+      item.reason === 'hidden-instructions'
+        ? `${item.server}: ${what} has hidden instructions in its text and is withheld; toolpact gateway check shows the text, and toolpact gateway pin --accept ${catalogAcceptKey(item.server, item.kind, item.key)} accepts it.`
+        : item.reason === 'new'
+          ? `${item.server}: ${what} is new and withheld (newTools is "withhold"); accept it with toolpact gateway pin.`
+          : `${item.server}: the text of ${what} changed since it was pinned, so it is withheld. Review the change and accept it with toolpact gateway pin.\n  description:\n${indent(item.descriptionDiff ?? '')}`,
+    );
+  }
+  for (const item of plan.shadowed) {
+    once(
+      `shadowed:${item.kind}\u0000${item.key}`,
+      `${item.server}: its ${SINGULAR[item.kind]} "${item.key}" is not served: the server "${item.owner}", earlier in the config, offers the same one.`,
+    );
+  }
+  for (const collision of plan.collisions) {
+    once(
+      `prompt-collision:${collision.remoteName}\u0000${collision.name}`,
+      `${collision.server}: its prompt "${collision.remoteName}" is served as "${collision.name}": ${collision.owner ? `the prompt "${collision.owner.remoteName}" of the server "${collision.owner.server}" owns that name` : 'that name is taken'}. Prompt names are owned in the lock, as tool names are.`,
+    );
   }
 }
 

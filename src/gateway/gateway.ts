@@ -10,6 +10,7 @@ import type { GatewayConfig } from './config/index.js';
 import { watchConfig } from './config-watcher.js';
 import {
   type GatewayEventSinks,
+  reportCatalog,
   reportCollision,
   reportUnknownOverrides,
   reportWithheld,
@@ -17,7 +18,9 @@ import {
 import { type GatewayLock, lockedListing, lockedServer } from './lock.js';
 import { LockKeeper, type ServedName } from './lock-keeper.js';
 import { operationGate } from './operation-gate.js';
+import { type CatalogPlan, planCatalog, type ShadowedItem, type WithheldItem } from './plan-catalog.js';
 import { type NameCollision, planTools, type ToolPlan, type WithheldTool } from './plan-tools.js';
+import { type FailedItem, ServedCatalog } from './served-catalog.js';
 import { ServedRegistry } from './served-registry.js';
 import { servedTool, withheldPassGate } from './served-tool.js';
 import { type ServerEntry, ServerSet } from './server-set.js';
@@ -115,6 +118,26 @@ export interface GatewayServerStatus extends UpstreamStatus {
    * it in the lock, or came first in the config), until the lock records the name they are served under.
    */
   readonly collisions: readonly NameCollision[];
+  /** What it offers besides tools, and what of it the gateway does not serve as listed. */
+  readonly catalog: GatewayCatalogStatus;
+}
+
+/** What the gateway holds of one server's resources, templates and prompts. */
+export interface GatewayCatalogStatus {
+  /** How many of each it lists (absent: it does not declare the kind, or has not listed yet). */
+  readonly resources?: number;
+  readonly templates?: number;
+  readonly prompts?: number;
+  /** Withheld as a changed tool is: not listed, refused until `gateway pin`. */
+  readonly withheld: readonly WithheldItem[];
+  /** Resources and templates another server earlier in the config offers under the same URI: not served. */
+  readonly shadowed: readonly ShadowedItem[];
+  /** Prompts served under a prefixed name because their own is another's. */
+  readonly collisions: readonly NameCollision[];
+  /** Pinned items it no longer lists. */
+  readonly removed: readonly string[];
+  /** Items that could not be registered, with why. */
+  readonly failed: readonly FailedItem[];
 }
 
 /** A running gateway. */
@@ -196,11 +219,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // Names are recorded in the lock once every server had its first start, so that a fresh start names
   // in config order, not in the order the servers answered.
   let naming = false;
-  let plan: ToolPlan | undefined;
+  let plans: Plans = {};
   const rebuild = () => {
     if (closing) return;
-    plan = serveTools(servers, served, { lock: keeper.lock, newTools: config.newTools, sinks, team });
-    if (naming) keeper.recordNames(servedNames(plan));
+    plans = servePlans({ servers, served, catalog, sinks, team }, keeper.lock, config.newTools);
+    if (naming) recordServedNames(keeper, plans);
   };
 
   const servers = new ServerSet({
@@ -214,8 +237,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     clientRequests: { gate: operationGate(registryOptions), sinks },
     newTools: () => config.newTools,
     changed: rebuild,
+    resourceUpdated: (server, uri) => catalog.updated(server, uri),
     log,
   });
+  const catalog = new ServedCatalog(registry, { upstream: (name) => servers.upstream(name), team }, log);
   const apply = (next: GatewayConfig) => {
     const previous = config;
     config = next;
@@ -239,9 +264,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
   if (!options.deferStart) begin();
   // With nothing in the lock to list (a first start), clients would be listed nothing: wait as before.
-  const listable = config.servers.some(
-    (spec) => spec.enabled && lockedListing(lockedServer(keeper.lock, spec.name)) !== undefined,
-  );
+  const listable = lockListsTools(config, keeper.lock);
   if (options.waitForStart ?? (options.watch === false || !listable)) await begin();
 
   // Saving the config or the lock (a `gateway pin` elsewhere) takes effect without a restart.
@@ -272,7 +295,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     withheld,
     reload: () => watcher.reload(),
     pin: (options) => {
-      pinEverything(keeper, servers, plan ? servedNames(plan) : [], options?.accept);
+      pinEverything(keeper, servers, plans, options?.accept);
       rebuild();
     },
     begin,
@@ -362,6 +385,74 @@ function withoutWithheld(registry: Registry, withheld: () => readonly WithheldTo
   };
 }
 
+/** Every server's resources, templates and prompts planned from the config, the lock and the listings, reported, and registered. */
+function serveCatalog(
+  servers: ServerSet,
+  catalog: ServedCatalog,
+  context: {
+    readonly lock: GatewayLock;
+    readonly newTools: 'allow' | 'withhold';
+    readonly sinks: GatewayEventSinks;
+  },
+): CatalogPlan {
+  const entries = servers.entries();
+  const plan = planCatalog({
+    servers: entries.map((entry) => entry.spec),
+    newTools: context.newTools,
+    lock: context.lock,
+    catalogs: servers.catalogs(),
+  });
+  const failed = catalog.sync(plan);
+  for (const entry of entries) {
+    const planned = plan.servers.get(entry.spec.name);
+    entry.catalog = planned ?? entry.catalog;
+    entry.failedItems = failed.filter((item) => item.server === entry.spec.name);
+    if (planned) reportCatalog(entry.reported, planned, context.sinks.log);
+  }
+  return plan;
+}
+
+/** The last plans of the served tools and of the resources, templates and prompts. */
+interface Plans {
+  readonly tools?: ToolPlan;
+  readonly catalog?: CatalogPlan;
+}
+
+/** The served tools, and the resources, templates and prompts, planned and registered. */
+function servePlans(
+  parts: {
+    readonly servers: ServerSet;
+    readonly served: ServedRegistry;
+    readonly catalog: ServedCatalog;
+    readonly sinks: GatewayEventSinks;
+    readonly team: TeamUpstreams | undefined;
+  },
+  lock: GatewayLock,
+  newTools: 'allow' | 'withhold',
+): Plans {
+  const { servers, served, catalog, sinks, team } = parts;
+  const context = { lock, newTools, sinks, team };
+  return { tools: serveTools(servers, served, context), catalog: serveCatalog(servers, catalog, context) };
+}
+
+/** Whether the lock lists the tools of an enabled server, so clients can be listed before any server is up. */
+function lockListsTools(config: GatewayConfig, lock: GatewayLock): boolean {
+  return config.servers.some(
+    (spec) => spec.enabled && lockedListing(lockedServer(lock, spec.name)) !== undefined,
+  );
+}
+
+/** Records in the lock the names tools and prompts are served under. */
+function recordServedNames(keeper: LockKeeper, plans: Plans): void {
+  if (plans.tools) keeper.recordNames(servedNames(plans.tools));
+  if (plans.catalog) keeper.recordPromptNames(promptNames(plans.catalog));
+}
+
+/** The names a plan serves prompts under, for the lock. */
+function promptNames(plan: CatalogPlan): ServedName[] {
+  return plan.prompts.map((prompt) => ({ server: prompt.server, remoteName: prompt.key, name: prompt.name }));
+}
+
 /** The names a plan serves tools under, for the lock. */
 function servedNames(plan: ToolPlan): ServedName[] {
   return plan.tools.map((tool) => ({ server: tool.server, remoteName: tool.remote.name, name: tool.name }));
@@ -371,17 +462,25 @@ function servedNames(plan: ToolPlan): ServedName[] {
 function pinEverything(
   keeper: LockKeeper,
   servers: ServerSet,
-  names: readonly ServedName[],
+  plans: Plans,
   accept: readonly string[] = [],
 ): void {
+  const names = plans.tools ? servedNames(plans.tools) : [];
+  const prompts = plans.catalog ? promptNames(plans.catalog) : [];
   const listings = [];
   for (const entry of servers.entries()) {
     const listed = entry.upstream?.tools;
     if (!listed) continue;
     const prior = entry.upstream?.prior;
-    listings.push({ server: entry.spec.name, listed, ...(prior ? { prior } : {}) });
+    const catalog = entry.upstream?.catalog;
+    listings.push({
+      server: entry.spec.name,
+      listed,
+      ...(prior ? { prior } : {}),
+      ...(catalog ? { catalog } : {}),
+    });
   }
-  keeper.pinAll(listings, names, new Set(accept));
+  keeper.pinAll(listings, names, new Set(accept), prompts);
   for (const entry of servers.entries()) entry.reported.clear();
 }
 
@@ -389,6 +488,7 @@ function pinEverything(
 function serverStatus(entry: ServerEntry, names: readonly string[], configFile: string): GatewayServerStatus {
   const upstream = entry.upstream?.status();
   const { spec, plan } = entry;
+  const listed = entry.upstream?.catalog;
   const skipped: SkippedTool[] = [...entry.imported, ...plan.skipped, ...entry.failed];
   return {
     ...(upstream?.state === 'needs_login'
@@ -412,6 +512,16 @@ function serverStatus(entry: ServerEntry, names: readonly string[], configFile: 
     skipped,
     removed: plan.removed,
     collisions: plan.collisions,
+    catalog: {
+      ...(listed?.resources ? { resources: listed.resources.length } : {}),
+      ...(listed?.templates ? { templates: listed.templates.length } : {}),
+      ...(listed?.prompts ? { prompts: listed.prompts.length } : {}),
+      withheld: entry.catalog.withheld,
+      shadowed: entry.catalog.shadowed,
+      collisions: entry.catalog.collisions,
+      removed: entry.catalog.removed,
+      failed: entry.failedItems,
+    },
   };
 }
 

@@ -14,7 +14,8 @@ import { basename, dirname, join } from 'node:path';
 import { WIDE_TOOL_NAME_PATTERN } from '../contract/index.js';
 import { jsonErrorPosition } from '../dispatch/json-error-position.js';
 import { canonicalJson } from '../util/digest.js';
-import type { GatewayLock, LockedDefinition, LockedServer, LockedTool } from './lock.js';
+import { CATALOG_KINDS } from './catalog.js';
+import type { GatewayLock, LockedDefinition, LockedServer, LockedText, LockedTool } from './lock.js';
 import { record } from './lock.js';
 import { cap, visible } from './terminal-text.js';
 
@@ -208,11 +209,12 @@ function checkLock(value: unknown, file: string): GatewayLock {
   const servers = record<LockedServer>();
   // Each served name has one owner: a second is a lock edited by hand, refused rather than guessed.
   const owners = new Map<string, string>();
+  const promptOwners = new Map<string, string>();
   for (const [name, server] of Object.entries(value.servers as Record<string, unknown>)) {
     const at = ['servers', name];
     if (!isObject(server)) wrong(at, server, 'expected an object { "era"?, "prior"?, "tools": { ... } }');
     const entry = server as Record<string, unknown>;
-    only(entry, at, ['era', 'prior', 'tools']);
+    only(entry, at, ['era', 'prior', 'tools', ...CATALOG_KINDS]);
     if (entry.era !== undefined && entry.era !== 'modern' && entry.era !== 'legacy')
       wrong([...at, 'era'], entry.era, 'expected "modern" or "legacy"');
     if (entry.prior !== undefined && !(isObject(entry.prior) && typeof entry.prior.kind === 'string'))
@@ -255,9 +257,56 @@ function checkLock(value: unknown, file: string): GatewayLock {
       ...(entry.era === undefined ? {} : { era: entry.era as 'modern' | 'legacy' }),
       ...(entry.prior === undefined ? {} : { prior: entry.prior }),
       tools,
+      ...checkCatalog(entry, at, promptOwners, wrong, only),
     };
   }
   return { version: 1, servers };
+}
+
+/**
+ * A server's pinned resources, templates and prompts (each section optional: older locks have none).
+ * Only a prompt has a served name, owned among prompts as a tool's is among tools.
+ */
+function checkCatalog(
+  entry: Record<string, unknown>,
+  at: readonly string[],
+  promptOwners: Map<string, string>,
+  wrong: (path: readonly string[], found: unknown, allowed: string) => never,
+  only: (object: Record<string, unknown>, path: readonly string[], keys: readonly string[]) => void,
+): Pick<LockedServer, 'resources' | 'templates' | 'prompts'> {
+  const sections: { -readonly [Kind in (typeof CATALOG_KINDS)[number]]?: Record<string, LockedText> } = {};
+  for (const kind of CATALOG_KINDS) {
+    const section = entry[kind];
+    if (section === undefined) continue;
+    const sectionAt = [...at, kind];
+    if (!isObject(section)) wrong(sectionAt, section, `expected an object of pinned ${kind} by key`);
+    const items = record<LockedText>();
+    for (const [key, item] of Object.entries(section as Record<string, unknown>)) {
+      const itemAt = [...sectionAt, key];
+      if (!isObject(item)) wrong(itemAt, item, 'expected an object { "digest", "description" }');
+      const locked = item as Record<string, unknown>;
+      only(
+        locked,
+        itemAt,
+        kind === 'prompts' ? ['digest', 'description', 'name'] : ['digest', 'description'],
+      );
+      if (typeof locked.digest !== 'string' || !DIGEST_PATTERN.test(locked.digest))
+        wrong([...itemAt, 'digest'], locked.digest, 'expected "sha256:" followed by 64 lowercase hex digits');
+      if (typeof locked.description !== 'string')
+        wrong([...itemAt, 'description'], locked.description, 'expected a string (empty when there is none)');
+      const owned =
+        kind === 'prompts'
+          ? checkOwnedName(locked.name, [...itemAt, 'name'], promptOwners, `${at[1]}/${key}`, wrong, 'prompt')
+          : undefined;
+      items[key] = {
+        digest: locked.digest as string,
+        description: locked.description as string,
+        ...(owned === undefined ? {} : { name: owned }),
+      };
+    }
+    sections[kind] = items;
+  }
+  return sections;
 }
 
 /** The lock as it is written: fixed key order, servers and tools sorted by name, `prior`'s keys sorted. */
@@ -282,9 +331,31 @@ function ordered(lock: GatewayLock): unknown {
       ...(server.era === undefined ? {} : { era: server.era }),
       ...(server.prior === undefined ? {} : { prior: JSON.parse(canonicalJson(server.prior)) as unknown }),
       tools,
+      ...orderedCatalog(server),
     };
   }
   return { version: 1, servers };
+}
+
+/** A server's pinned resources, templates and prompts, each section sorted by key, each entry in fixed key order. */
+function orderedCatalog(server: LockedServer): Record<string, unknown> {
+  const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const sections = record<unknown>();
+  for (const kind of CATALOG_KINDS) {
+    const section = server[kind];
+    if (!section) continue;
+    const items = record<unknown>();
+    for (const key of Object.keys(section).sort(byKey)) {
+      const item = section[key]!;
+      items[key] = {
+        digest: item.digest,
+        description: item.description,
+        ...(item.name === undefined ? {} : { name: item.name }),
+      };
+    }
+    sections[kind] = items;
+  }
+  return sections;
 }
 
 /** A tool's owned name: a tool name (1 to 128 of A-Z a-z 0-9 _ - .) that no other tool of the lock owns. */
@@ -294,10 +365,15 @@ function checkOwnedName(
   owners: Map<string, string>,
   owner: string,
   wrong: (path: readonly string[], found: unknown, allowed: string) => never,
+  what: 'tool' | 'prompt' = 'tool',
 ): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !WIDE_TOOL_NAME_PATTERN.test(value)) {
-    wrong(path, value, 'expected the name the gateway serves the tool under (1 to 128 of A-Z a-z 0-9 _ - .)');
+    wrong(
+      path,
+      value,
+      `expected the name the gateway serves the ${what} under (1 to 128 of A-Z a-z 0-9 _ - .)`,
+    );
   }
   const name = value as string;
   const first = owners.get(name);
@@ -305,7 +381,7 @@ function checkOwnedName(
     wrong(
       path,
       name,
-      `the tool ${first} owns this name already, and a name has one owner; remove one of the two`,
+      `the ${what} ${first} owns this name already, and a name has one owner; remove one of the two`,
     );
   }
   owners.set(name, owner);

@@ -1,7 +1,9 @@
 import { basename } from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { counted } from '../util/counted.js';
+import { type CatalogKind, catalogAcceptKey, SINGULAR, type UpstreamCatalog } from './catalog.js';
 import { compareTools, type GatewayLock, lockEntry, lockedServer, nameTools, pinServer } from './lock.js';
+import { addListedCatalog, namePrompts, pinCatalog } from './lock-catalog.js';
 import { readLock, writeLock } from './lock-file.js';
 import { acceptKey, hiddenInstructions } from './poisoning.js';
 
@@ -106,6 +108,27 @@ export class LockKeeper {
     this.#log(`${server}: new tools allowed and pinned: ${added.join(', ')}.`);
   }
 
+  /**
+   * A server's listing of its resources, templates and prompts: a kind listed for the first time (or
+   * absent from an older lock) is pinned whole; after that, with `newTools: allow`, new items are
+   * added. Changed items, and new ones with hidden instructions, are never pinned here.
+   */
+  pinCatalogListed(server: string, catalog: UpstreamCatalog, newTools: 'allow' | 'withhold'): void {
+    if (this.#pinning === 'read-only') return;
+    const { lock, held, added } = addListedCatalog(this.#lock, server, catalog, newTools);
+    this.#logHeldItems(server, held);
+    if (lock === this.#lock) return;
+    this.#save(lock);
+    if (added.length > 0) this.#log(`${server}: new items allowed and pinned: ${added.join(', ')}.`);
+  }
+
+  /** Records the name each pinned prompt is served under, so that it owns it among prompts. */
+  recordPromptNames(served: readonly ServedName[]): void {
+    if (this.#pinning === 'read-only') return;
+    const next = withPromptNames(this.#lock, served);
+    if (next !== this.#lock) this.#save(next);
+  }
+
   /** The era a server spoke at its start joins the lock, so that the next start does not probe again. */
   pinEra(server: string, prior: EraVerdict | undefined): void {
     const locked = lockedServer(this.#lock, server);
@@ -131,9 +154,15 @@ export class LockKeeper {
    * are served under, and writes the lock whatever the pinning mode; a lock that cannot be written throws.
    */
   pinAll(
-    listings: readonly { server: string; listed: readonly McpTool[]; prior?: EraVerdict }[],
+    listings: readonly {
+      server: string;
+      listed: readonly McpTool[];
+      prior?: EraVerdict;
+      catalog?: UpstreamCatalog;
+    }[],
     served: readonly ServedName[],
     accept: ReadonlySet<string> = new Set(),
+    prompts: readonly ServedName[] = [],
   ): void {
     let next = this.#lock;
     for (const { server, listed, prior } of listings) {
@@ -145,7 +174,14 @@ export class LockKeeper {
       this.#logHeld(server, held);
       next = pinServer(next, server, clean, eraOf(prior), prior);
     }
-    next = withNames(next, served);
+    // Resources, templates and prompts: the same rule, each with its own accept key.
+    for (const { server, catalog } of listings) {
+      if (!catalog) continue;
+      const pinned = pinCatalog(next, server, catalog, accept);
+      this.#logHeldItems(server, pinned.held);
+      next = pinned.lock;
+    }
+    next = withPromptNames(withNames(next, served), prompts);
     this.#lock = next;
     writeLock(this.file, next);
   }
@@ -154,6 +190,14 @@ export class LockKeeper {
     for (const name of held) {
       this.#log(
         `${server}: "${name}" has hidden instructions in its definition and is withheld until a person accepts it: toolpact gateway pin --accept ${acceptKey(server, name)} (toolpact gateway check shows the text).`,
+      );
+    }
+  }
+
+  #logHeldItems(server: string, held: readonly { kind: CatalogKind; key: string }[]): void {
+    for (const { kind, key } of held) {
+      this.#log(
+        `${server}: the ${SINGULAR[kind]} "${key}" has hidden instructions in its text and is withheld until a person accepts it: toolpact gateway pin --accept ${catalogAcceptKey(server, kind, key)} (toolpact gateway check shows the text).`,
       );
     }
   }
@@ -201,6 +245,18 @@ function withNames(lock: GatewayLock, served: readonly ServedName[]): GatewayLoc
   }
   let next = lock;
   for (const [server, names] of byServer) next = nameTools(next, server, names);
+  return next;
+}
+
+function withPromptNames(lock: GatewayLock, served: readonly ServedName[]): GatewayLock {
+  const byServer = new Map<string, Record<string, string>>();
+  for (const { server, remoteName, name } of served) {
+    const names = byServer.get(server) ?? (Object.create(null) as Record<string, string>);
+    names[remoteName] = name;
+    byServer.set(server, names);
+  }
+  let next = lock;
+  for (const [server, names] of byServer) next = namePrompts(next, server, names);
   return next;
 }
 

@@ -38,6 +38,22 @@ export interface LockedServer {
   readonly prior?: unknown;
   /** Pinned tools by their name on the server (not the gateway's prefixed name). */
   readonly tools: { readonly [remoteName: string]: LockedTool };
+  /** Pinned resources by URI; absent until the server's resources were first listed (and in older locks). */
+  readonly resources?: { readonly [uri: string]: LockedText };
+  /** Pinned resource templates by URI template; absent as `resources` is. */
+  readonly templates?: { readonly [uriTemplate: string]: LockedText };
+  /** Pinned prompts by their name on the server; absent until the server's prompts were first listed. */
+  readonly prompts?: { readonly [remoteName: string]: LockedText };
+}
+
+/** A pinned resource, resource template or prompt: the digest of its model-visible text, and its description. */
+export interface LockedText {
+  /** `sha256:<hex>` of the item's model-visible text (see `catalogDigest`). */
+  readonly digest: string;
+  /** The server's own description (empty when it gave none), kept so a change can be shown as a diff. */
+  readonly description: string;
+  /** A prompt's name as the gateway serves it, which the prompt owns among prompts (as a tool owns its name). */
+  readonly name?: string;
 }
 
 /** The gateway's lock file: the pinned definition of every tool of every server, and the name each owns. */
@@ -222,6 +238,10 @@ export function pinServer(
   const chosenEra = era ?? previous?.era;
   const chosenPrior = prior ?? (era === undefined ? previous?.prior : undefined);
   const entry: LockedServer = {
+    // The server's pinned resources, templates and prompts are kept: they are pinned apart from its tools.
+    ...(previous?.resources ? { resources: previous.resources } : {}),
+    ...(previous?.templates ? { templates: previous.templates } : {}),
+    ...(previous?.prompts ? { prompts: previous.prompts } : {}),
     ...(chosenEra === undefined ? {} : { era: chosenEra }),
     ...(chosenPrior === undefined ? {} : { prior: chosenPrior }),
     tools,

@@ -104,7 +104,7 @@ export interface ToolPlan {
  */
 export function planTools(input: ToolPlanInput): ToolPlan {
   const reserved = new Set(input.reserved ?? []);
-  const names = new Names(input.lock, input.servers, reserved);
+  const names = new Names(ownedNames(input.lock), input.servers, reserved);
   const tools: PlannedTool[] = [];
   const servers = new Map<string, ServerPlan>();
   for (const spec of input.servers) {
@@ -221,18 +221,26 @@ function inListOrder(tools: readonly PlannedTool[], lock: GatewayLock): PlannedT
 
 /**
  * The names in use while a plan is made: those held outside the gateway, those the lock gives the
- * config's servers, and those given so far.
+ * config's servers (`owners`: the tools' names, or the prompts'), and those given so far.
+ *
+ * @example
+ * const names = new Names(ownedNames(lock), config.servers, new Set());
+ * const { names: served, collisions } = names.assign(spec, ['read_file', 'search']);
  */
-class Names {
+export class Names {
   readonly #owners: Map<string, { readonly server: string; readonly remoteName: string }>;
   readonly #reserved: ReadonlySet<string>;
   readonly #taken: Set<string>;
   readonly #holders = new Map<string, { readonly server: string; readonly remoteName: string }>();
 
-  constructor(lock: GatewayLock, servers: readonly GatewayServer[], reserved: ReadonlySet<string>) {
+  constructor(
+    owners: ReadonlyMap<string, { readonly server: string; readonly remoteName: string }>,
+    servers: readonly GatewayServer[],
+    reserved: ReadonlySet<string>,
+  ) {
     const configured = new Set(servers.map((server) => server.name));
     this.#owners = new Map(
-      [...ownedNames(lock)].filter(([name, owner]) => configured.has(owner.server) && !reserved.has(name)),
+      [...owners].filter(([name, owner]) => configured.has(owner.server) && !reserved.has(name)),
     );
     this.#reserved = reserved;
     this.#taken = new Set([...reserved, ...this.#owners.keys()]);

@@ -9,8 +9,10 @@ import { inferCategory } from '../mcp/infer-category.js';
 import { remoteTool } from '../mcp/remote-tool.js';
 import { type McpRequestContext, mcpContextOf } from '../mcp/request-context.js';
 import type { GatewayServer } from './config/types.js';
+import type { WithheldItem } from './plan-catalog.js';
 import type { PlannedTool, WithheldTool } from './plan-tools.js';
 import { upstreamPrincipalId } from './principal-upstreams.js';
+import { ITEM_WITHHELD, withheldError } from './served-resource.js';
 import { gatewaySignInError } from './sign-in-required.js';
 import type { TeamUpstreams } from './team-upstreams.js';
 import type { Upstream } from './upstream.js';
@@ -110,6 +112,21 @@ function withCaller(state: unknown): { readonly caller?: McpRequestContext } {
 export function withheldPassGate(gate: BeforeCallHook | undefined): BeforeCallHook | undefined {
   return (request) => {
     if (request.meta.withheld !== true) return gate?.(request);
+    // A withheld resource or prompt: its own refusal, recorded as the same deny.
+    if (request.target === 'resource' || request.target === 'prompt') {
+      const item = request.meta.withheldItem as WithheldItem;
+      const { message } = withheldError(item);
+      return {
+        action: 'deny',
+        rule: WITHHELD_RULE,
+        reason: message,
+        refusal: {
+          type: ITEM_WITHHELD,
+          message,
+          details: { server: item.server, kind: item.kind, key: item.key, reason: item.reason },
+        },
+      };
+    }
     const withheld = request.meta as unknown as WithheldMeta;
     const message = withheldMessage(withheld);
     return {

@@ -1,11 +1,14 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { McpClientChannel } from '../mcp/client-channel.js';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
+import type { UpstreamCatalog } from './catalog.js';
 import { type ClientRequestsContext, clientRequestHandlers } from './client-requests.js';
 import type { GatewayConfig, GatewayServer } from './config/types.js';
 import { lockedServer } from './lock.js';
 import type { LockKeeper } from './lock-keeper.js';
+import type { CatalogServerPlan } from './plan-catalog.js';
 import type { ServerPlan } from './plan-tools.js';
+import type { FailedItem } from './served-catalog.js';
 import { type RestartPolicy, Upstream, type UpstreamCallWrapper } from './upstream.js';
 import { UpstreamCallers } from './upstream-callers.js';
 import { sameProcess, type UpstreamTargetContext, upstreamAuth, upstreamTarget } from './upstream-target.js';
@@ -20,6 +23,10 @@ export interface ServerEntry {
   plan: ServerPlan;
   /** Tools that could not be built at the last rebuild, with why. */
   failed: SkippedTool[];
+  /** What the last plan said of its resources, templates and prompts. */
+  catalog: CatalogServerPlan;
+  /** Resources, templates and prompts that could not be registered at the last rebuild. */
+  failedItems: FailedItem[];
   /** Changes already reported, so a re-listing does not repeat them. */
   readonly reported: Set<string>;
 }
@@ -44,6 +51,8 @@ export interface ServerSetOptions {
   readonly clientRequests?: Omit<ClientRequestsContext, 'spec' | 'callers' | 'oneClient'>;
   /** A server listed its tools (or a config change was applied): the served tools are planned again. */
   readonly changed: () => void;
+  /** A server said a resource the gateway subscribed to changed. */
+  readonly resourceUpdated?: (server: string, uri: string) => void;
   readonly log: (line: string) => void;
 }
 
@@ -55,6 +64,8 @@ const NO_PLAN: ServerPlan = {
   unknownOverrides: [],
   collisions: [],
 };
+
+const NO_CATALOG_PLAN: CatalogServerPlan = { withheld: [], shadowed: [], collisions: [], removed: [] };
 
 /**
  * The gateway's servers, in config order: started in parallel, each an {@link Upstream} that pins its
@@ -103,6 +114,11 @@ export class ServerSet {
   /** What each server lists now; undefined for one that has not listed yet. */
   listings(): Map<string, readonly McpTool[] | undefined> {
     return new Map(this.entries().map((entry) => [entry.spec.name, entry.upstream?.tools]));
+  }
+
+  /** What each server lists besides tools now; undefined for one that has not listed any. */
+  catalogs(): Map<string, UpstreamCatalog | undefined> {
+    return new Map(this.entries().map((entry) => [entry.spec.name, entry.upstream?.catalog]));
   }
 
   /** Applies a config (`previous` the one in force, the same at the first start); answers the upstreams started. */
@@ -167,6 +183,8 @@ export class ServerSet {
       imported: [],
       plan: NO_PLAN,
       failed: [],
+      catalog: NO_CATALOG_PLAN,
+      failedItems: [],
       reported: new Set(),
     };
     this.#entries.set(spec.name, entry);
@@ -203,6 +221,11 @@ export class ServerSet {
         if (listed) keeper.pinListed(spec.name, listed, this.#options.newTools(), entry.upstream?.prior);
         this.#options.changed();
       },
+      onCatalog: (catalog) => {
+        keeper.pinCatalogListed(spec.name, catalog, this.#options.newTools());
+        this.#options.changed();
+      },
+      onResourceUpdated: (uri) => this.#options.resourceUpdated?.(spec.name, uri),
       onState: (state) => {
         if (state === 'up') keeper.pinEra(spec.name, entry.upstream?.prior);
       },

@@ -6,7 +6,8 @@ import { visible } from './terminal-text.js';
  * What an upstream's notifications cost, decided before the MCP client parses them (issue 26 §5):
  * log and progress notifications over the rate (`take`) are dropped, progress under the rate is handed
  * to `progress` (never to the client, which knows none of the gateway's tokens), `list_changed` to the
- * coalescer (`listChanged`, once the tools are followed), and anything
+ * coalescer (`listChanged` for tools, `catalogChanged` for resources and prompts, once they are
+ * followed), and anything
  * else goes on. A flood of either costs one `JSON.parse` a message, and no garbage the client's
  * validation would make.
  *
@@ -17,6 +18,7 @@ export function notificationScreen(
   take: () => boolean,
   listChanged: () => (() => void) | undefined,
   progress: (params: unknown) => void = () => {},
+  catalogChanged: () => (() => void) | undefined = () => undefined,
 ): McpNotificationScreen {
   return ({ method, params }) => {
     switch (method) {
@@ -29,6 +31,10 @@ export function notificationScreen(
         return false;
       case 'notifications/tools/list_changed':
         listChanged()?.();
+        return false;
+      case 'notifications/resources/list_changed':
+      case 'notifications/prompts/list_changed':
+        catalogChanged()?.();
         return false;
       default:
         return true;

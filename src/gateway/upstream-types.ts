@@ -12,6 +12,7 @@ import type {
 } from '../mcp/connect.js';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
 import type { McpOAuth } from '../mcp/oauth/oauth-provider.js';
+import type { UpstreamCatalog } from './catalog.js';
 import type { UpstreamCallers } from './upstream-callers.js';
 
 /**
@@ -117,6 +118,10 @@ export interface UpstreamOptions {
   readonly wrapCall?: UpstreamCallWrapper;
   /** Told of every listing of the server's tools (at each start, and when the server says they changed). */
   readonly onTools: (tools: readonly McpTool[], skipped: readonly SkippedTool[]) => void;
+  /** Told of every listing of its resources, templates and prompts (a server that declares them). */
+  readonly onCatalog?: (catalog: UpstreamCatalog) => void;
+  /** Told of each `notifications/resources/updated` for a URI the gateway subscribed to. */
+  readonly onResourceUpdated?: (uri: string) => void;
   /** Told of every change of state. */
   readonly onState?: (
     state: UpstreamState,

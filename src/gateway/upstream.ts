@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/client';
+import type {
+  CallToolResult,
+  CompleteRequest,
+  CompleteResult,
+  GetPromptResult,
+  Tool as McpTool,
+  ReadResourceResult,
+} from '@modelcontextprotocol/client';
 import { sanitizeMessage } from '../dispatch/sanitize.js';
 import { ToolError } from '../dispatch/tool-error.js';
 import {
@@ -13,8 +20,10 @@ import { LOCAL_PRINCIPAL, McpSignInRequiredError } from '../mcp/oauth/oauth-prov
 import type { McpRequestContext } from '../mcp/request-context.js';
 import { counted } from '../util/counted.js';
 import { TokenBucket } from '../util/token-bucket.js';
+import type { UpstreamCatalog } from './catalog.js';
 import { signInRequiredOf } from './sign-in-required.js';
 import { indentLines, lastLines, visible } from './terminal-text.js';
+import { hasCatalog, listCatalog, ResourceSubscriptions } from './upstream-catalog.js';
 import { coalesceListChanges, followLogs, notificationScreen } from './upstream-notifications.js';
 import {
   DEFAULT_RESTART_POLICY,
@@ -57,6 +66,8 @@ export class Upstream {
   #connection: McpConnection | undefined;
   #prior: McpPriorDiscovery | undefined;
   #tools: readonly McpTool[] | undefined;
+  #catalog: UpstreamCatalog | undefined;
+  readonly #subscriptions = new ResourceSubscriptions();
   #restarts = 0;
   #failures = 0;
   #reason: string | undefined;
@@ -109,6 +120,11 @@ export class Upstream {
     return this.#tools;
   }
 
+  /** The last listing of its resources, templates and prompts; undefined when it has none or was never listed. */
+  get catalog(): UpstreamCatalog | undefined {
+    return this.#catalog;
+  }
+
   status(): UpstreamStatus {
     return {
       name: this.name,
@@ -145,14 +161,7 @@ export class Upstream {
       readonly caller?: McpRequestContext;
     },
   ): Promise<CallToolResult> {
-    // A call made while the server starts for the first time waits for that start (at most the
-    // start timeout); the gateway lists its locked tools before it is up.
-    if (this.#state === 'starting' && this.#restarts === 0) await this.#awaitFirstStart(options.signal);
-    // A sign-in stored since the server asked for one (gateway login) is tried before answering.
-    if (this.#state === 'needs_login') await this.retrySignIn();
-    if (this.#state === 'needs_login') throw this.#signInRequired();
-    const connection = this.#connection;
-    if (this.#state !== 'up' || !connection) throw this.#unavailable();
+    const connection = await this.#ready(options.signal);
     const caller = options.caller;
     // The upstream's progress reaches the client under the client's own token (see #passProgress).
     const progressToken = caller?.wantsProgress ? `toolpact-${++this.#progressTokens}` : undefined;
@@ -211,6 +220,38 @@ export class Upstream {
     }
   }
 
+  /** Sends one `resources/read`; fails as {@link call} does when the server is not up. */
+  readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    return this.#request(signal, (connection, options) =>
+      connection.client.readResource({ uri }, { ...options, cacheMode: 'bypass' }),
+    );
+  }
+
+  /** Sends one `prompts/get`; fails as {@link call} does when the server is not up. */
+  getPrompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
+    return this.#request(signal, (connection, options) =>
+      connection.client.getPrompt({ name, arguments: args }, options),
+    );
+  }
+
+  /** Sends one `completion/complete`; fails as {@link call} does when the server is not up. */
+  complete(params: CompleteRequest['params'], signal: AbortSignal): Promise<CompleteResult> {
+    return this.#request(signal, (connection, options) => connection.client.complete(params, options));
+  }
+
+  /**
+   * Subscribes the gateway to a resource's updates (counted: the server is asked once per URI, and
+   * again after a restart); {@link UpstreamOptions.onResourceUpdated} is told of each update.
+   */
+  async subscribe(uri: string): Promise<void> {
+    await this.#subscriptions.add(uri, this.#state === 'up' ? this.#connection : undefined);
+  }
+
+  /** Counts one subscriber of a resource out; the last one unsubscribes the gateway. */
+  async unsubscribe(uri: string): Promise<void> {
+    await this.#subscriptions.remove(uri, this.#state === 'up' ? this.#connection : undefined);
+  }
+
   /**
    * Tries again a server that needs a sign-in, when the token store holds tokens it has not tried
    * (`gateway login` stored them); does nothing otherwise, so a server that needs a sign-in is never
@@ -252,6 +293,36 @@ export class Upstream {
     const connection = this.#connection;
     this.#connection = undefined;
     await connection?.close().catch(() => {});
+  }
+
+  /** The connection once the server is up: a first start is waited for, a stored sign-in tried. */
+  async #ready(signal: AbortSignal): Promise<McpConnection> {
+    // A call made while the server starts for the first time waits for that start (at most the
+    // start timeout); the gateway lists its locked tools before it is up.
+    if (this.#state === 'starting' && this.#restarts === 0) await this.#awaitFirstStart(signal);
+    // A sign-in stored since the server asked for one (gateway login) is tried before answering.
+    if (this.#state === 'needs_login') await this.retrySignIn();
+    if (this.#state === 'needs_login') throw this.#signInRequired();
+    const connection = this.#connection;
+    if (this.#state !== 'up' || !connection) throw this.#unavailable();
+    return connection;
+  }
+
+  /** A request other than a tool call, with the same answers for a server that is not up or goes away. */
+  async #request<T>(
+    signal: AbortSignal,
+    send: (connection: McpConnection, options: { signal: AbortSignal; timeout: number }) => Promise<T>,
+  ): Promise<T> {
+    const connection = await this.#ready(signal);
+    try {
+      return await send(connection, { signal, timeout: this.#options.requestTimeoutMs ?? 60_000 });
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code === 'CONNECTION_CLOSED' || connection !== this.#connection || this.#state !== 'up') {
+        throw this.#unavailable('it exited during the request');
+      }
+      throw error;
+    }
   }
 
   async #awaitFirstStart(signal: AbortSignal): Promise<void> {
@@ -304,12 +375,14 @@ export class Upstream {
     }
     let connection: McpConnection;
     let listChanged: (() => void) | undefined;
+    let catalogChanged: (() => void) | undefined;
     try {
       connection = await connectMcpServer(target, {
         screen: notificationScreen(
           () => this.#take(),
           () => listChanged,
           (params) => this.#passProgress(params),
+          () => catalogChanged,
         ),
         ...(this.#prior ? { prior: this.#prior } : {}),
         ...(this.#options.probeTimeoutMs !== undefined
@@ -343,18 +416,33 @@ export class Upstream {
       );
     };
     followLogs(connection, (line) => this.#log(line), this.#options.onLog);
+    connection.client.setNotificationHandler('notifications/resources/updated', (notification) => {
+      if (this.#connection === connection) this.#options.onResourceUpdated?.(notification.params.uri);
+    });
     try {
       await this.#list(connection);
-      if (connection.client.getServerCapabilities()?.tools?.listChanged) {
-        listChanged = coalesceListChanges(
-          () => this.#list(connection),
-          () => this.#connection === connection && !this.#stopping,
-          (work) => {
-            this.#work = work;
-          },
-        );
-        if (connection.era === 'modern') await connection.client.listen({ toolsListChanged: true });
+      const current = () => this.#connection === connection && !this.#stopping;
+      const working = (work: Promise<void>) => {
+        this.#work = work;
+      };
+      const capabilities = connection.client.getServerCapabilities();
+      if (capabilities?.tools?.listChanged) {
+        listChanged = coalesceListChanges(() => this.#list(connection), current, working);
       }
+      if (hasCatalog(connection.client)) {
+        await this.#listCatalog(connection);
+        catalogChanged = coalesceListChanges(() => this.#listCatalog(connection), current, working);
+        await this.#subscriptions.reopen(connection, (uri, error) =>
+          this.#log(`could not subscribe again to ${visible(uri)}: ${messageOf(error)}`),
+        );
+      }
+      const filter = {
+        ...(capabilities?.tools?.listChanged ? { toolsListChanged: true } : {}),
+        ...(capabilities?.resources?.listChanged ? { resourcesListChanged: true } : {}),
+        ...(capabilities?.prompts?.listChanged ? { promptsListChanged: true } : {}),
+      };
+      if (connection.era === 'modern' && Object.keys(filter).length > 0)
+        await connection.client.listen(filter);
     } catch (error) {
       if (this.#connection !== connection) return;
       this.#connection = undefined;
@@ -382,6 +470,21 @@ export class Upstream {
     // Up before its tools are served, so that a call made as soon as they appear goes through.
     if (this.#state !== 'up') this.#up(connection);
     this.#options.onTools(listed.tools, listed.skipped);
+  }
+
+  /** Lists what the server offers besides tools; a failure keeps the last listing and is logged. */
+  async #listCatalog(connection: McpConnection): Promise<void> {
+    let catalog: UpstreamCatalog;
+    try {
+      catalog = await listCatalog(connection.client);
+    } catch (error) {
+      if (this.#connection === connection)
+        this.#log(`its resources or prompts could not be listed: ${messageOf(error)}`);
+      return;
+    }
+    if (this.#connection !== connection || this.#stopping) return;
+    this.#catalog = catalog;
+    this.#options.onCatalog?.(catalog);
   }
 
   #up(connection: McpConnection): void {
@@ -518,4 +621,8 @@ export class Upstream {
   #log(line: string): void {
     this.#options.log?.(`${this.name}: ${line}`);
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { catalogCheckLines } from '../../gateway/check-catalog.js';
 import type { ExposedFileFinding } from '../../gateway/check-notes.js';
 import type { GatewayCheck, ServerCheck } from '../../gateway/check-report.js';
 import type { GatewayConfig } from '../../gateway/config/index.js';
@@ -137,6 +138,7 @@ function detailLines(server: ServerCheck): string[] {
     );
   }
   for (const collision of server.collisions) lines.push(`  ${collisionLine(collision)}`);
+  lines.push(...catalogCheckLines(server));
   if (server.removed.length > 0) lines.push(`  no longer listed: ${server.removed.join(', ')}`);
   for (const skipped of server.skipped) lines.push(`  not served: ${skipped.remoteName}: ${skipped.message}`);
   const rules = Object.entries(server.lint.rules);
@@ -145,13 +147,15 @@ function detailLines(server: ServerCheck): string[] {
 }
 
 function changesOf(server: ServerCheck): string {
-  const changed = server.withheld.filter((tool) => tool.reason === 'changed').length;
-  const added = server.withheld.filter((tool) => tool.reason === 'new').length;
+  const withheld = [...server.withheld, ...server.catalog.withheld];
+  const changed = withheld.filter((item) => item.reason === 'changed').length;
+  const added = withheld.filter((item) => item.reason === 'new').length;
   const parts = [
     ...(changed ? [`${changed} changed`] : []),
     ...(added ? [`${added} new withheld`] : []),
     ...(server.removed.length ? [`${server.removed.length} removed`] : []),
     ...(server.collisions.length ? [`${server.collisions.length} prefixed`] : []),
+    ...(server.catalog.shadowed.length ? [`${server.catalog.shadowed.length} shadowed`] : []),
   ];
   return parts.length > 0 ? parts.join(', ') : 'unchanged';
 }
