@@ -28,6 +28,7 @@ const system = [
   'test/gateway/back-to-stdio-client.test.ts',
   'test/gateway/check-notes.test.ts',
   'test/gateway/cli.test.ts',
+  'test/gateway/conformance.test.ts',
   'test/gateway/discover-front.test.ts',
   'test/gateway/flood.test.ts',
   'test/gateway/init.test.ts',

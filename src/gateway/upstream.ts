@@ -33,6 +33,9 @@ import {
   type UpstreamStatus,
 } from './upstream-types.js';
 
+/** The request `_meta` key of revision 2026-07-28 that names the least log level the caller takes. */
+const LOG_LEVEL_META = 'io.modelcontextprotocol/logLevel';
+
 export type {
   RestartPolicy,
   UpstreamCall,
@@ -165,7 +168,16 @@ export class Upstream {
     const caller = options.caller;
     // The upstream's progress reaches the client under the client's own token (see #passProgress).
     const progressToken = caller?.wantsProgress ? `toolpact-${++this.#progressTokens}` : undefined;
-    const meta = progressToken ? { ...options.meta, progressToken } : options.meta;
+    // A revision 2026-07-28 server logs only at a level the request names: the client's own.
+    const logLevel = connection.era === 'modern' ? caller?.logLevel : undefined;
+    const meta =
+      progressToken || logLevel
+        ? {
+            ...options.meta,
+            ...(progressToken ? { progressToken } : {}),
+            ...(logLevel ? { [LOG_LEVEL_META]: logLevel } : {}),
+          }
+        : options.meta;
     const request = async () => {
       if (progressToken && caller) this.#progress.set(progressToken, caller);
       try {

@@ -74,6 +74,12 @@ export interface McpRequestContext {
   readonly connection: object;
   /** Whether the client asked for progress on this call (a `progressToken`). */
   readonly wantsProgress: boolean;
+  /**
+   * The least level of log message this call's client takes: the modern request's `_meta` level
+   * (undefined when it set none: it takes no log messages), or the legacy connection's
+   * `logging/setLevel` (`debug`, every message, until the client sets one).
+   */
+  readonly logLevel: LoggingLevel | undefined;
   /** Sends `notifications/progress` when the client asked for progress (a `progressToken`); else does nothing. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /**
@@ -254,17 +260,18 @@ class RequestContext implements McpRequestContext {
     });
   }
 
+  get logLevel(): LoggingLevel | undefined {
+    if (this.era !== 'modern') return this.#threshold.level ?? 'debug';
+    const asked = envelopeOf(this.#ctx)[LOG_LEVEL_META_KEY];
+    // No level in the request: the revision forbids log messages for it.
+    return typeof asked === 'string' && LEVELS.includes(asked as LoggingLevel)
+      ? (asked as LoggingLevel)
+      : undefined;
+  }
+
   async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
-    let floor: LoggingLevel | undefined;
-    if (this.era === 'modern') {
-      const asked = envelopeOf(this.#ctx)[LOG_LEVEL_META_KEY];
-      // No level in the request: the revision forbids log messages for it.
-      if (typeof asked !== 'string' || !LEVELS.includes(asked as LoggingLevel)) return;
-      floor = asked as LoggingLevel;
-    } else {
-      floor = this.#threshold.level;
-    }
-    if (floor !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(floor)) return;
+    const floor = this.logLevel;
+    if (floor === undefined || LEVELS.indexOf(level) < LEVELS.indexOf(floor)) return;
     await this.#ctx.mcpReq.notify({
       method: 'notifications/message',
       params: { level, data, ...(logger === undefined ? {} : { logger }) },
