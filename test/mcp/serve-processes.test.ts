@@ -42,6 +42,11 @@ function serve(env: Record<string, string>): Promise<Served> {
 }
 
 async function call(url: string, params: Record<string, unknown>) {
+  return (await message(url, params)).result;
+}
+
+/** The JSON-RPC answer to one `tools/call`: its result, or its protocol error. */
+async function message(url: string, params: Record<string, unknown>) {
   const response = await fetch(url, {
     method: 'POST',
     headers: {
@@ -67,10 +72,10 @@ async function call(url: string, params: Record<string, unknown>) {
   });
   const raw = await response.text();
   const line = raw.startsWith('{') ? raw : (raw.split('\n').find((each) => each.startsWith('data: ')) ?? '');
-  const message = JSON.parse(line.replace(/^data: /, '')) as {
+  return JSON.parse(line.replace(/^data: /, '')) as {
     result: { resultType: string; requestState?: string; content?: { text: string }[] };
+    error?: { code: number; message: string };
   };
-  return message.result;
 }
 
 function envelopeOf(result: { content?: { text: string }[] }) {
@@ -136,13 +141,15 @@ describe('replicas that share TOOLPACT_STATE_KEY', () => {
       name: 'write_note',
       arguments: { file: 'other.txt', text: 'x' },
     });
-    const refused = await call(other.url, {
+    const refused = await message(other.url, {
       name: 'write_note',
       arguments: { file: 'other.txt', text: 'x' },
       inputResponses: { approval: { action: 'accept', content: { decision: 'once' } } },
       requestState: asked.requestState,
     });
-    expect(envelopeOf(refused)).toMatchObject({ ok: false, error: { type: 'permission_denied' } });
+    // A state another key sealed cannot be read: the request is refused as invalid, and nothing runs.
+    expect(refused.result).toBeUndefined();
+    expect(refused.error?.code).toBe(-32602);
     expect(existsSync(join(notes, 'other.txt'))).toBe(false);
   });
 });
