@@ -81,6 +81,47 @@ export async function readResource(
   return { contents: contentsOf(resource, uri, answer) };
 }
 
+/**
+ * Gates and starts watching one resource for one subscriber: a subscription is decided as a read of
+ * its URI (its updates tell of a resource the caller may not read otherwise). Refusals and a
+ * `subscribe` that fails are {@link RegistryRequestError}s; a resource without `subscribe` answers a
+ * stop that does nothing.
+ */
+export async function subscribeResource(
+  catalog: ResourceCatalog,
+  uri: string,
+  updated: () => void,
+  options: CallOptions,
+  gate: OfferingGate | undefined,
+): Promise<() => void> {
+  const found = typeof uri === 'string' ? catalog.find(uri) : undefined;
+  if (!found) {
+    throw new RegistryRequestError(
+      'not_found',
+      'resource',
+      String(uri),
+      `No resource has the URI ${JSON.stringify(String(uri).slice(0, 200))}, so it cannot be subscribed to. List the resources and subscribe to one of those.`,
+    );
+  }
+  const { resource } = found;
+  await refuseUnlessAllowed(
+    gate,
+    'resource',
+    uri,
+    resourceContract(resource),
+    resource.meta,
+    { uri },
+    options,
+  );
+  const subscribe = resource.subscribe;
+  if (!subscribe) return () => {};
+  try {
+    return await subscribe(uri, updated, readContext(options));
+  } catch (error) {
+    throw failedRead('resource', uri, `Subscribing to the resource ${JSON.stringify(uri)} failed`, error);
+  }
+}
+
 /** Checks the arguments, gates and gets one prompt; refusals are {@link RegistryRequestError}s. */
 export async function getPrompt(
   catalog: PromptCatalog,

@@ -41,6 +41,7 @@ import {
   getPrompt,
   type OfferingGate,
   readResource,
+  subscribeResource,
 } from './offering-requests.js';
 import { RegistryRequestError } from './request-error.js';
 
@@ -487,7 +488,9 @@ export class Registry {
 
   /**
    * Watches the resource with that URI for one subscriber (its definition's `subscribe`); answers the
-   * function that stops watching. A resource without `subscribe` never calls `updated`.
+   * function that stops watching. A resource without `subscribe` never calls `updated`. The gate
+   * decides a subscription as a read of the URI; refusals and a failed `subscribe` reject with a
+   * {@link RegistryRequestError}.
    */
   async subscribeResource(
     uri: string,
@@ -495,21 +498,7 @@ export class Registry {
     options: CallOptions = NO_OPTIONS,
   ): Promise<() => void> {
     await this.#open('resource', uri);
-    const found = typeof uri === 'string' ? this.#resources.find(uri) : undefined;
-    if (!found) {
-      throw new RegistryRequestError(
-        'not_found',
-        'resource',
-        String(uri),
-        `No resource has the URI ${JSON.stringify(String(uri).slice(0, 200))}, so it cannot be subscribed to. List the resources and subscribe to one of those.`,
-      );
-    }
-    const subscribe = found.resource.subscribe;
-    if (!subscribe) return () => {};
-    return subscribe(uri, updated, {
-      signal: options.signal ?? new AbortController().signal,
-      state: options.state,
-    });
+    return subscribeResource(this.#resources, uri, updated, options, this.#offeringGate);
   }
 
   /**

@@ -219,3 +219,39 @@ test('over MCP, an asked read is put to the person through elicitation, as an as
   expect(asked[0]).toContain('files');
   await client.close();
 });
+
+describe('a subscription is gated as a read of its URI', () => {
+  const watched = defineResource({
+    name: 'watched',
+    template: 'file:///{+path}',
+    description: 'A file of the workspace, watched for changes.',
+    read: (_uri, { path }) => `contents of ${path}`,
+    subscribe: (uri) => {
+      if (uri.endsWith('broken')) throw new Error(`EACCES: permission denied, watch '/home/ada/${uri}'`);
+      return () => {};
+    },
+  });
+  const registry = () =>
+    new Registry(createPolicyGate(definePolicy({ rules })).registryOptions).registerResource(watched);
+
+  test('a denied URI cannot be subscribed to, in any spelling', async () => {
+    for (const uri of [
+      'file:///secret/key.pem',
+      'file:///public/../secret/key.pem',
+      'file:///secret%2Fkey.pem',
+    ]) {
+      const refused = await refusal(registry().subscribeResource(uri, () => {}));
+      expect(refused.code, uri).toBe('denied');
+      expect(refused.failure?.error).toMatchObject({ type: 'permission_denied', rule: 'no-secret' });
+    }
+    const stop = await registry().subscribeResource('file:///public/readme.md', () => {});
+    expect(typeof stop).toBe('function');
+  });
+
+  test('a subscribe that fails is a request error that says so, without its stack', async () => {
+    const refused = await refusal(registry().subscribeResource('file:///public/broken', () => {}));
+    expect(refused.code).toBe('failed');
+    expect(refused.message).toContain('Subscribing to the resource "file:///public/broken" failed');
+    expect(refused.message).not.toMatch(/\n\s+at /);
+  });
+});
