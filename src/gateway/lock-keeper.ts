@@ -237,26 +237,27 @@ export interface ServedName {
 }
 
 function withNames(lock: GatewayLock, served: readonly ServedName[]): GatewayLock {
-  const byServer = new Map<string, Record<string, string>>();
-  for (const { server, remoteName, name } of served) {
-    const names = byServer.get(server) ?? (Object.create(null) as Record<string, string>);
-    names[remoteName] = name;
-    byServer.set(server, names);
-  }
-  let next = lock;
-  for (const [server, names] of byServer) next = nameTools(next, server, names);
-  return next;
+  return namedBy(lock, served, nameTools);
 }
 
 function withPromptNames(lock: GatewayLock, served: readonly ServedName[]): GatewayLock {
+  return namedBy(lock, served, namePrompts);
+}
+
+// The lock with each server's served names recorded by `name` (tools' or prompts').
+function namedBy(
+  lock: GatewayLock,
+  served: readonly ServedName[],
+  name: (lock: GatewayLock, server: string, names: Record<string, string>) => GatewayLock,
+): GatewayLock {
   const byServer = new Map<string, Record<string, string>>();
-  for (const { server, remoteName, name } of served) {
+  for (const { server, remoteName, name: local } of served) {
     const names = byServer.get(server) ?? (Object.create(null) as Record<string, string>);
-    names[remoteName] = name;
+    names[remoteName] = local;
     byServer.set(server, names);
   }
   let next = lock;
-  for (const [server, names] of byServer) next = namePrompts(next, server, names);
+  for (const [server, names] of byServer) next = name(next, server, names);
   return next;
 }
 

@@ -53,24 +53,12 @@ export async function readResource(
   options: CallOptions,
   gate: OfferingGate | undefined,
 ): Promise<ReadResourceResult> {
-  const found = typeof uri === 'string' ? catalog.find(uri) : undefined;
-  if (!found) {
-    throw new RegistryRequestError(
-      'not_found',
-      'resource',
-      String(uri),
-      `No resource has the URI ${JSON.stringify(String(uri).slice(0, 200))}. List the resources (resources/list, resources/templates/list) and read one of those.`,
-    );
-  }
-  const { resource, variables } = found;
-  await refuseUnlessAllowed(
-    gate,
-    'resource',
+  const { resource, variables } = await allowedResource(
+    catalog,
     uri,
-    resourceContract(resource),
-    resource.meta,
-    { uri },
+    'List the resources (resources/list, resources/templates/list) and read one of those.',
     options,
+    gate,
   );
   let answer: unknown;
   try {
@@ -94,13 +82,37 @@ export async function subscribeResource(
   options: CallOptions,
   gate: OfferingGate | undefined,
 ): Promise<() => void> {
+  const { resource } = await allowedResource(
+    catalog,
+    uri,
+    'It cannot be subscribed to; list the resources and subscribe to one of those.',
+    options,
+    gate,
+  );
+  const subscribe = resource.subscribe;
+  if (!subscribe) return () => {};
+  try {
+    return await subscribe(uri, updated, readContext(options));
+  } catch (error) {
+    throw failedRead('resource', uri, `Subscribing to the resource ${JSON.stringify(uri)} failed`, error);
+  }
+}
+
+/** The resource a URI names, once the gate allows reading it; else a {@link RegistryRequestError}. */
+async function allowedResource(
+  catalog: ResourceCatalog,
+  uri: string,
+  whatToDo: string,
+  options: CallOptions,
+  gate: OfferingGate | undefined,
+): Promise<NonNullable<ReturnType<ResourceCatalog['find']>>> {
   const found = typeof uri === 'string' ? catalog.find(uri) : undefined;
   if (!found) {
     throw new RegistryRequestError(
       'not_found',
       'resource',
       String(uri),
-      `No resource has the URI ${JSON.stringify(String(uri).slice(0, 200))}, so it cannot be subscribed to. List the resources and subscribe to one of those.`,
+      `No resource has the URI ${JSON.stringify(String(uri).slice(0, 200))}. ${whatToDo}`,
     );
   }
   const { resource } = found;
@@ -113,13 +125,7 @@ export async function subscribeResource(
     { uri },
     options,
   );
-  const subscribe = resource.subscribe;
-  if (!subscribe) return () => {};
-  try {
-    return await subscribe(uri, updated, readContext(options));
-  } catch (error) {
-    throw failedRead('resource', uri, `Subscribing to the resource ${JSON.stringify(uri)} failed`, error);
-  }
+  return found;
 }
 
 /** Checks the arguments, gates and gets one prompt; refusals are {@link RegistryRequestError}s. */

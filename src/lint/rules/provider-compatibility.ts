@@ -1,5 +1,5 @@
-import { PROVIDER_FORMATS } from '../../schema/types.js';
 import { createRule } from '../create-rule.js';
+import { PROVIDER_FORMATS_OPTION } from '../provider-formats-option.js';
 
 /** Provider refusals: what the schema adapters say a provider would reject. */
 export const providerCompatibility = createRule({
@@ -11,18 +11,7 @@ export const providerCompatibility = createRule({
       refused: '{format} would refuse "{tool}" ({code}): {message}',
       setRefused: '{format} would refuse the set ({code}): {message}',
     },
-    schema: {
-      type: 'object',
-      properties: {
-        formats: {
-          type: 'array',
-          items: { enum: PROVIDER_FORMATS.filter((format) => format !== 'canonical') },
-          uniqueItems: true,
-        },
-      },
-      additionalProperties: false,
-    },
-    defaultOptions: { formats: ['openai', 'openai-responses', 'anthropic', 'gemini', 'mcp'] as string[] },
+    ...PROVIDER_FORMATS_OPTION,
   },
   check(context) {
     const byName = new Map(context.tools.map((tool) => [tool.name, tool]));

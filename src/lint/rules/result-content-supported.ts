@@ -1,5 +1,5 @@
-import { PROVIDER_FORMATS } from '../../schema/types.js';
 import { createRule } from '../create-rule.js';
+import { PROVIDER_FORMATS_OPTION } from '../provider-formats-option.js';
 
 /** Declared result content a target provider's tool results cannot hold, as the schema adapters report it. */
 export const resultContentSupported = createRule({
@@ -11,18 +11,7 @@ export const resultContentSupported = createRule({
       unsupported:
         '"{tool}" answers {type} blocks, which a tool result on {format} cannot hold: the model would read them as JSON text. Answer text for {format}, serve the tool over MCP, or leave {format} out of this rule\'s formats.',
     },
-    schema: {
-      type: 'object',
-      properties: {
-        formats: {
-          type: 'array',
-          items: { enum: PROVIDER_FORMATS.filter((format) => format !== 'canonical') },
-          uniqueItems: true,
-        },
-      },
-      additionalProperties: false,
-    },
-    defaultOptions: { formats: ['openai', 'openai-responses', 'anthropic', 'gemini', 'mcp'] as string[] },
+    ...PROVIDER_FORMATS_OPTION,
   },
   check(context) {
     const byName = new Map(context.tools.map((tool) => [tool.name, tool]));
