@@ -32,6 +32,7 @@ const system = [
   'test/gateway/discover-front.test.ts',
   'test/gateway/flood.test.ts',
   'test/gateway/init.test.ts',
+  'test/gateway/input-rounds.test.ts',
   'test/gateway/name-ownership.test.ts',
   'test/gateway/otel.test.ts',
   'test/gateway/processes.test.ts',

@@ -35,6 +35,15 @@ export interface ToolMeta {
   readonly source?: string;
   /** Lint rules switched off for this tool, by rule name. */
   readonly lint?: { readonly disable?: readonly string[] };
+  /**
+   * How the tool's questions to its MCP client (`mcp.elicit/sample/listRoots`) travel on revision
+   * 2026-07-28, where each question ends the request with an input-required result and the client
+   * retries with the answer. `replay` (default): the retry runs the tool again from the start, and
+   * the answered questions resolve at once (any server instance can take it). `held`: the tool runs
+   * once and waits for its answers in the process that started it, which the retry must reach; for
+   * a tool that must not run twice, such as an imported MCP tool (another server runs the call).
+   */
+  readonly inputRounds?: 'replay' | 'held';
   readonly [key: string]: unknown;
 }
 

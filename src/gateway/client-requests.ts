@@ -1,10 +1,12 @@
 import { pathToFileURL } from 'node:url';
-import type { LoggingMessageNotification } from '@modelcontextprotocol/client';
+import type { ClientCapabilities, LoggingMessageNotification } from '@modelcontextprotocol/client';
 import type { ToolContract } from '../contract/index.js';
 import type { GateDecision } from '../dispatch/gate.js';
 import { sanitizeMessage } from '../dispatch/sanitize.js';
+import { supportsFormElicitation } from '../mcp/client-capabilities.js';
 import type { McpClientChannel } from '../mcp/client-channel.js';
 import type {
+  McpAsked,
   McpElicitationRequest,
   McpElicitationResult,
   McpRootsResult,
@@ -20,11 +22,16 @@ import type { CallerRoute, UpstreamCallers } from './upstream-callers.js';
 
 /** What an upstream's requests back to the client are answered with. */
 export interface ClientRequestHandlers {
-  readonly onSampling: (request: McpSamplingRequest) => Promise<McpSamplingResult>;
-  readonly onElicitation: (request: McpElicitationRequest) => Promise<McpElicitationResult>;
+  readonly onSampling: (request: McpSamplingRequest, asked: McpAsked) => Promise<McpSamplingResult>;
+  readonly onElicitation: (request: McpElicitationRequest, asked: McpAsked) => Promise<McpElicitationResult>;
   /** Absent when the config gives the server no roots: the gateway then offers none. */
-  readonly onRoots?: () => Promise<McpRootsResult>;
+  readonly onRoots?: (asked: McpAsked) => Promise<McpRootsResult>;
   readonly onLog: (params: LoggingMessageNotification['params']) => void;
+  /**
+   * What a revision 2026-07-28 server is told it may ask while serving `caller`'s request: only what
+   * the gateway passes on and that client can answer, so the server decides as if that client called it.
+   */
+  readonly capabilitiesFor: (caller: McpRequestContext) => ClientCapabilities;
 }
 
 /** What {@link clientRequestHandlers} needs of the running gateway. */
@@ -55,9 +62,25 @@ function recipientOf(route: CallerRoute, context: ClientRequestsContext): Recipi
   return client ? { client } : undefined;
 }
 
-/** The request or connection a recipient is asked through. */
-function askerOf(recipient: Recipient): McpRequestContext | McpClientChannel {
-  return 'call' in recipient ? recipient.call : recipient.client;
+/**
+ * What a recipient is asked through. A call of revision 2026-07-28 asks in the rounds of its own
+ * request (the run waits, held, for the client's retry), under the key the server asked with.
+ */
+function askerOf(recipient: Recipient, asked: McpAsked): McpClientChannel {
+  if (!('call' in recipient)) return recipient.client;
+  const { call } = recipient;
+  const options = asked.key === undefined ? undefined : { key: asked.key };
+  return {
+    get capabilities() {
+      return call.clientCapabilities;
+    },
+    get canElicit() {
+      return call.era === 'modern' ? supportsFormElicitation(call.clientCapabilities) : call.canElicit;
+    },
+    sample: (params) => call.sample(params, options),
+    elicit: (params) => call.elicit(params, options),
+    listRoots: () => call.listRoots(options),
+  };
 }
 
 /** The audit outcome of sampling sent outside any call, or while several clients' calls run. */
@@ -86,10 +109,10 @@ export function clientRequestHandlers(server: string, context: ClientRequestsCon
   const { callers } = context;
   const answer = context.spec().rootsAnswer;
   return {
-    onSampling: (request) => sample(server, request, context),
-    onElicitation: async (request) => {
+    onSampling: (request, asked) => sample(server, request, asked, context),
+    onElicitation: async (request, asked) => {
       const recipient = recipientOf(callers.route(), context);
-      const client = recipient && askerOf(recipient);
+      const client = recipient && askerOf(recipient, asked);
       // A client that cannot be asked gets the server a decline: it can go on without the answer.
       if (!client?.canElicit || request.mode === 'url') return { action: 'decline' };
       return client.elicit({
@@ -98,7 +121,17 @@ export function clientRequestHandlers(server: string, context: ClientRequestsCon
         ...(request._meta ? { _meta: request._meta } : {}),
       });
     },
-    ...(answer === 'none' ? {} : { onRoots: () => roots(server, context) }),
+    ...(answer === 'none' ? {} : { onRoots: (asked) => roots(server, asked, context) }),
+    capabilitiesFor: (caller) => {
+      const declared = caller.clientCapabilities;
+      const elicits = caller.era === 'modern' ? supportsFormElicitation(declared) : caller.canElicit;
+      const rootsAnswer = context.spec().rootsAnswer;
+      return {
+        ...(elicits ? { elicitation: { form: {} } } : {}),
+        ...(declared?.sampling ? { sampling: {} } : {}),
+        ...(rootsAnswer === 'config' || (rootsAnswer === 'client' && declared?.roots) ? { roots: {} } : {}),
+      };
+    },
     onLog: (params) => {
       const route = callers.route();
       const client = route.kind === 'call' ? route.caller.context : undefined;
@@ -116,6 +149,7 @@ export function clientRequestHandlers(server: string, context: ClientRequestsCon
 async function sample(
   server: string,
   request: McpSamplingRequest,
+  asked: McpAsked,
   context: ClientRequestsContext,
 ): Promise<McpSamplingResult> {
   const startedAt = Date.now();
@@ -165,7 +199,7 @@ async function sample(
     );
   }
   try {
-    const result = await askerOf(recipient).sample(request);
+    const result = await askerOf(recipient, asked).sample(request);
     record('ok', decision);
     return result;
   } catch (error) {
@@ -182,9 +216,8 @@ function samplingUnsupported(recipient: Recipient): string | undefined {
     return recipient.client.capabilities?.sampling ? undefined : 'the client did not declare sampling';
   }
   const { call, remoteName } = recipient;
-  if (call.era === 'modern') {
-    return `the client that called "${remoteName}" speaks revision 2026-07-28, where the gateway does not forward sampling`;
-  }
+  // On revision 2026-07-28 the call's own round refuses what the client did not declare (-32021).
+  if (call.era === 'modern') return undefined;
   return call.clientCapabilities?.sampling
     ? undefined
     : `the client that called "${remoteName}" did not declare sampling`;
@@ -221,7 +254,11 @@ const SAMPLING_CONTRACT: ToolContract = Object.freeze({
 });
 
 /** The roots a server is answered: the config's, or the client's own under `roots: "client"`. */
-async function roots(server: string, context: ClientRequestsContext): Promise<McpRootsResult> {
+async function roots(
+  server: string,
+  asked: McpAsked,
+  context: ClientRequestsContext,
+): Promise<McpRootsResult> {
   const spec = context.spec();
   if (spec.rootsAnswer === 'config') {
     return { roots: spec.roots.map((root) => ({ uri: pathToFileURL(root).href })) };
@@ -233,5 +270,5 @@ async function roots(server: string, context: ClientRequestsContext): Promise<Mc
       `The gateway passes the client's roots to "${server}" only while it serves one of that client's tool calls; ask for roots/list during a tools/call.`,
     );
   }
-  return askerOf(recipient).listRoots();
+  return askerOf(recipient, asked).listRoots();
 }

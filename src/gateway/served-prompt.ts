@@ -1,5 +1,6 @@
 import { definePrompt, type Prompt, type PromptArgumentDefinition } from '../define/define-prompt.js';
 import type { PromptMessage } from '../define/mcp-content.js';
+import { mcpContextOf } from '../mcp/request-context.js';
 import type { PlannedItem } from './plan-catalog.js';
 import {
   completers,
@@ -63,6 +64,7 @@ export function servedPrompt(planned: PlannedItem<'prompts'>, context: ServedCat
         planned.key,
         { ...values },
         readContext.signal,
+        mcpContextOf(readContext.state),
       );
       return {
         ...(result.description === undefined ? {} : { description: result.description }),

@@ -5,6 +5,7 @@ import type { Completer } from '../define/read-context.js';
 import { UriTemplate } from '../define/uri-template.js';
 import { ToolError } from '../dispatch/tool-error.js';
 import { principalOf } from '../dispatch/tool-identity.js';
+import { mcpContextOf } from '../mcp/request-context.js';
 import type { PlannedItem, WithheldItem } from './plan-catalog.js';
 import type { TeamUpstreams } from './team-upstreams.js';
 import type { Upstream } from './upstream.js';
@@ -88,6 +89,7 @@ export function servedResource(
       const result = await upstreamOf(context, server, readContext.state).readResource(
         uri,
         readContext.signal,
+        mcpContextOf(readContext.state),
       );
       return result.contents as readonly ResourceContents[];
     },

@@ -3,9 +3,9 @@ import type { McpRequestContext } from '../mcp/request-context.js';
 
 /** A client's call running on an upstream server: the client's request, and the tool it called there. */
 export interface UpstreamCaller {
-  /** The client's `tools/call` request; undefined for a call that did not come over MCP. */
+  /** The client's request (`tools/call`, `prompts/get`, `resources/read`); undefined when it did not come over MCP. */
   readonly context: McpRequestContext | undefined;
-  /** The tool's name on the server. */
+  /** What the request reached on the server: a tool's or a prompt's name, a resource's URI. */
   readonly remoteName: string;
 }
 

@@ -1,6 +1,11 @@
 // The shapes of an upstream server's options, calls and status, apart from the class that runs it.
-import type { LoggingMessageNotification, Tool as McpTool } from '@modelcontextprotocol/client';
 import type {
+  ClientCapabilities,
+  LoggingMessageNotification,
+  Tool as McpTool,
+} from '@modelcontextprotocol/client';
+import type {
+  McpAsked,
   McpElicitationRequest,
   McpElicitationResult,
   McpEra,
@@ -12,6 +17,7 @@ import type {
 } from '../mcp/connect.js';
 import type { SkippedTool } from '../mcp/import-mcp-tools.js';
 import type { McpOAuth } from '../mcp/oauth/oauth-provider.js';
+import type { McpRequestContext } from '../mcp/request-context.js';
 import type { UpstreamCatalog } from './catalog.js';
 import type { UpstreamCallers } from './upstream-callers.js';
 
@@ -105,11 +111,16 @@ export interface UpstreamOptions {
   readonly probeTimeoutMs?: number;
   /** Most tools taken from the server (default 1,000). */
   readonly maxTools?: number;
-  readonly onElicitation?: (request: McpElicitationRequest) => Promise<McpElicitationResult>;
+  readonly onElicitation?: (request: McpElicitationRequest, asked: McpAsked) => Promise<McpElicitationResult>;
   /** Answers the server's sampling requests; without it the gateway declares no sampling to the server. */
-  readonly onSampling?: (request: McpSamplingRequest) => Promise<McpSamplingResult>;
+  readonly onSampling?: (request: McpSamplingRequest, asked: McpAsked) => Promise<McpSamplingResult>;
   /** Answers the server's `roots/list`; without it the gateway declares no roots to the server. */
-  readonly onRoots?: () => Promise<McpRootsResult>;
+  readonly onRoots?: (asked: McpAsked) => Promise<McpRootsResult>;
+  /**
+   * What a revision 2026-07-28 server is told it may ask while it serves `caller`'s request (sent in
+   * the request's `_meta`); without it, what the gateway declared.
+   */
+  readonly capabilitiesFor?: (caller: McpRequestContext) => ClientCapabilities;
   /** Told of each log message of the server that passed the rate limit (besides the operator's line). */
   readonly onLog?: (params: LoggingMessageNotification['params']) => void;
   /** The client calls running on the server, kept so that what it sends back reaches their client. */

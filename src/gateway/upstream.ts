@@ -25,6 +25,7 @@ import { signInRequiredOf } from './sign-in-required.js';
 import { indentLines, lastLines, visible } from './terminal-text.js';
 import { hasCatalog, listCatalog, ResourceSubscriptions } from './upstream-catalog.js';
 import { coalesceListChanges, followLogs, notificationScreen } from './upstream-notifications.js';
+import { withUpstreamRounds } from './upstream-rounds.js';
 import {
   DEFAULT_RESTART_POLICY,
   type RestartPolicy,
@@ -35,6 +36,7 @@ import {
 
 /** The request `_meta` key of revision 2026-07-28 that names the least log level the caller takes. */
 const LOG_LEVEL_META = 'io.modelcontextprotocol/logLevel';
+const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
 
 export type {
   RestartPolicy,
@@ -170,20 +172,36 @@ export class Upstream {
     const progressToken = caller?.wantsProgress ? `toolpact-${++this.#progressTokens}` : undefined;
     // A revision 2026-07-28 server logs only at a level the request names: the client's own.
     const logLevel = connection.era === 'modern' ? caller?.logLevel : undefined;
+    const capabilities = this.#capabilitiesMeta(connection, caller);
     const meta =
-      progressToken || logLevel
+      progressToken || logLevel || capabilities
         ? {
             ...options.meta,
             ...(progressToken ? { progressToken } : {}),
             ...(logLevel ? { [LOG_LEVEL_META]: logLevel } : {}),
+            ...capabilities,
           }
         : options.meta;
-    const request = async () => {
+    const params = { name: remoteName, arguments: args, ...(meta ? { _meta: { ...meta } } : {}) };
+    const sendOptions = { signal: options.signal, timeout: this.#options.requestTimeoutMs ?? 60_000 };
+    const request = async (): Promise<CallToolResult> => {
       if (progressToken && caller) this.#progress.set(progressToken, caller);
       try {
-        return await connection.client.callTool(
-          { name: remoteName, arguments: args, ...(meta ? { _meta: { ...meta } } : {}) },
-          { signal: options.signal, timeout: this.#options.requestTimeoutMs ?? 60_000 },
+        if (!this.#asksBack(connection)) return await connection.client.callTool(params, sendOptions);
+        // The result is checked against the tool's output schema by the gateway's registry; here an
+        // input-required answer must get through to its rounds.
+        const listed = this.#tools?.find((tool) => tool.name === remoteName);
+        const definition = listed?.outputSchema
+          ? { toolDefinition: { ...listed, outputSchema: undefined } }
+          : {};
+        return await withUpstreamRounds<CallToolResult>(
+          `"${remoteName}" on "${this.name}"`,
+          this.#options,
+          (round) =>
+            connection.client.callTool(
+              { ...params, ...round },
+              { ...sendOptions, ...definition, allowInputRequired: true },
+            ),
         );
       } finally {
         if (progressToken) this.#progress.delete(progressToken);
@@ -232,18 +250,87 @@ export class Upstream {
     }
   }
 
-  /** Sends one `resources/read`; fails as {@link call} does when the server is not up. */
-  readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+  /**
+   * Sends one `resources/read`; fails as {@link call} does when the server is not up. With `caller`,
+   * what the server asks while it reads goes to that client, as for a call.
+   */
+  readResource(uri: string, signal: AbortSignal, caller?: McpRequestContext): Promise<ReadResourceResult> {
     return this.#request(signal, (connection, options) =>
-      connection.client.readResource({ uri }, { ...options, cacheMode: 'bypass' }),
+      this.#asCaller(caller, uri, () =>
+        this.#asksBack(connection)
+          ? withUpstreamRounds<ReadResourceResult>(
+              `reading ${uri} on "${this.name}"`,
+              this.#options,
+              (round) =>
+                connection.client.readResource(
+                  { uri, ...round },
+                  { ...options, cacheMode: 'bypass', allowInputRequired: true },
+                ),
+            )
+          : connection.client.readResource({ uri }, { ...options, cacheMode: 'bypass' }),
+      ),
     );
   }
 
-  /** Sends one `prompts/get`; fails as {@link call} does when the server is not up. */
-  getPrompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
+  /** Sends one `prompts/get`; as {@link readResource} does. */
+  getPrompt(
+    name: string,
+    args: Record<string, string>,
+    signal: AbortSignal,
+    caller?: McpRequestContext,
+  ): Promise<GetPromptResult> {
     return this.#request(signal, (connection, options) =>
-      connection.client.getPrompt({ name, arguments: args }, options),
+      this.#asCaller(caller, name, () =>
+        this.#asksBack(connection)
+          ? withUpstreamRounds<GetPromptResult>(
+              `the prompt "${name}" on "${this.name}"`,
+              this.#options,
+              (round) =>
+                connection.client.getPrompt(
+                  { name, arguments: args, ...round },
+                  { ...options, allowInputRequired: true },
+                ),
+            )
+          : connection.client.getPrompt({ name, arguments: args }, options),
+      ),
     );
+  }
+
+  /**
+   * Whether the gateway answers this connection's questions itself, round by round (revision
+   * 2026-07-28 with a handler for any of them), so that each reaches the client whose request caused it.
+   */
+  #asksBack(connection: McpConnection): boolean {
+    const { onElicitation, onSampling, onRoots } = this.#options;
+    return connection.era === 'modern' && (onElicitation ?? onSampling ?? onRoots) !== undefined;
+  }
+
+  /**
+   * The `_meta` entry that tells a revision 2026-07-28 server what it may ask while serving `caller`
+   * (what the gateway passes on and that client can answer); none for a legacy server or no caller.
+   */
+  #capabilitiesMeta(
+    connection: McpConnection,
+    caller: McpRequestContext | undefined,
+  ): Record<string, unknown> | undefined {
+    const capabilitiesFor = this.#options.capabilitiesFor;
+    if (connection.era !== 'modern' || !caller || !capabilitiesFor) return undefined;
+    return { [CLIENT_CAPABILITIES_META]: capabilitiesFor(caller) };
+  }
+
+  /** {@link #capabilitiesMeta} as a request's `_meta`, or nothing. */
+  #metaOf(
+    connection: McpConnection,
+    caller: McpRequestContext | undefined,
+  ): { _meta?: Record<string, unknown> } {
+    const meta = this.#capabilitiesMeta(connection, caller);
+    return meta ? { _meta: meta } : {};
+  }
+
+  /** Runs `send` as `caller`'s request for `what`, so that the server's questions meanwhile reach it. */
+  #asCaller<T>(caller: McpRequestContext | undefined, what: string, send: () => Promise<T>): Promise<T> {
+    const callers = this.#options.callers;
+    return callers && caller ? callers.run({ context: caller, remoteName: what }, send) : send();
   }
 
   /** Sends one `completion/complete`; fails as {@link call} does when the server is not up. */

@@ -79,6 +79,15 @@ export type McpSamplingResult = CreateMessageResult;
 /** The answer to an upstream `roots/list`: the folders (as `file://` URIs) the server may work in. */
 export type McpRootsResult = ListRootsResult;
 
+/**
+ * Where a server's question came from: on revision 2026-07-28, the key it travels under in the
+ * server's `inputRequests` (a client that passes the question on can ask it under the same key);
+ * undefined on the legacy era, where it is a request of its own.
+ */
+export interface McpAsked {
+  readonly key?: string;
+}
+
 /** Options of {@link connectMcpServer}. */
 export interface McpConnectOptions {
   /** What the client calls itself (`clientInfo`). Default `{ name: 'toolpact', version: '0.1.0' }`. */
@@ -111,18 +120,18 @@ export interface McpConnectOptions {
    * `elicitation/create` request. Without it, the client declares no elicitation support and such a
    * server refuses the call.
    */
-  readonly onElicitation?: (request: McpElicitationRequest) => Promise<McpElicitationResult>;
+  readonly onElicitation?: (request: McpElicitationRequest, asked: McpAsked) => Promise<McpElicitationResult>;
   /**
    * Answers the completions the server asks the host's model for (`sampling/createMessage`). Without
    * it the client declares no sampling support. A handler that throws refuses the request: the server
    * is answered an error carrying the thrown message.
    */
-  readonly onSampling?: (request: McpSamplingRequest) => Promise<McpSamplingResult>;
+  readonly onSampling?: (request: McpSamplingRequest, asked: McpAsked) => Promise<McpSamplingResult>;
   /**
    * Answers the server's `roots/list`. Without it the client declares no roots. A handler that throws
    * refuses the request with the thrown message.
    */
-  readonly onRoots?: () => Promise<McpRootsResult>;
+  readonly onRoots?: (asked: McpAsked) => Promise<McpRootsResult>;
   /** Gives up the start: the connection is closed (a stdio server's process ended) and connecting fails. */
   readonly signal?: AbortSignal;
   /**
@@ -372,17 +381,27 @@ function offered(options: McpConnectOptions): ClientCapabilities {
 function answerServerRequests(client: Client, options: McpConnectOptions): void {
   const { onElicitation, onSampling, onRoots } = options;
   if (onElicitation) {
-    client.setRequestHandler('elicitation/create', async (request) => {
+    client.setRequestHandler('elicitation/create', async (request, ctx) => {
       try {
-        return await onElicitation(request.params);
+        return await onElicitation(request.params, askedOf(client, ctx.mcpReq.id));
       } catch {
         // A handler that fails answers nothing useful: the server reads it as the user dismissing it.
         return { action: 'cancel' };
       }
     });
   }
-  if (onSampling) client.setRequestHandler('sampling/createMessage', (request) => onSampling(request.params));
-  if (onRoots) client.setRequestHandler('roots/list', () => onRoots());
+  if (onSampling) {
+    client.setRequestHandler('sampling/createMessage', (request, ctx) =>
+      onSampling(request.params, askedOf(client, ctx.mcpReq.id)),
+    );
+  }
+  if (onRoots)
+    client.setRequestHandler('roots/list', (_request, ctx) => onRoots(askedOf(client, ctx.mcpReq.id)));
+}
+
+/** On revision 2026-07-28 a question's id is its `inputRequests` key; on the legacy era, a JSON-RPC id. */
+function askedOf(client: Client, id: string | number): McpAsked {
+  return client.getProtocolEra() === 'modern' && typeof id === 'string' ? { key: id } : {};
 }
 
 /**

@@ -52,6 +52,7 @@ export type { McpClientChannel } from './client-channel.js';
 export {
   connectMcpServer,
   DEFAULT_PROBE_TIMEOUT_MS,
+  type McpAsked,
   type McpClient,
   type McpConnection,
   type McpConnectOptions,

@@ -110,7 +110,7 @@ export class InputRound {
   ask(kind: InputKind, key: string | undefined, params: unknown): Promise<unknown> {
     const position = this.#position++;
     const name = key ?? `${kind}-${position + 1}`;
-    if (!KEY.test(name) || name === RESERVED_INPUT_KEY) {
+    if (!isInputKey(name)) {
       return Promise.reject(
         new TypeError(
           `The input key ${JSON.stringify(name.slice(0, 80))} cannot be used: give 1 to 64 letters, digits, "_", "." or "-", other than "${RESERVED_INPUT_KEY}" (the approval form's).`,
@@ -123,7 +123,7 @@ export class InputRound {
       );
     }
     this.#keys.add(name);
-    if (!this.#declares(kind)) {
+    if (!declaresInput(this.#capabilities, kind)) {
       this.#missing = { ...this.#missing, [kind]: {} };
       return Promise.reject(new InputRequiredSignal(name));
     }
@@ -143,7 +143,7 @@ export class InputRound {
       this.#answered.push({ key: name, kind, response: fresh });
       return Promise.resolve(fresh);
     }
-    this.#requests.set(name, { kind, request: requestOf(kind, params) });
+    this.#requests.set(name, { kind, request: inputRequestOf(kind, params) });
     return Promise.reject(new InputRequiredSignal(name));
   }
 
@@ -172,61 +172,93 @@ export class InputRound {
     return this.#misanswered;
   }
 
-  #declares(kind: InputKind): boolean {
-    switch (kind) {
-      case 'elicitation':
-        return supportsFormElicitation(this.#capabilities);
-      case 'sampling':
-        return this.#capabilities?.sampling !== undefined;
-      case 'roots':
-        return this.#capabilities?.roots !== undefined;
-      default: {
-        const unreachable: never = kind;
-        throw new Error(`unknown input kind ${String(unreachable)}`);
-      }
-    }
-  }
-
   /** This request's answer to a question the last round asked; undefined when it brings none usable. */
   #fresh(key: string, kind: InputKind, params: unknown): unknown {
-    if (!this.#responses || !Object.hasOwn(this.#responses, key)) return undefined;
-    const view = inputResponse(this.#responses as Record<string, unknown>, key);
-    if (view.kind === 'missing') return undefined;
-    if (VIEW_KIND[view.kind] !== kind) {
-      this.#misanswered ??= { key, kind, received: METHOD[VIEW_KIND[view.kind]] };
+    const read = readInputAnswer(key, kind, params, this.#responses);
+    if ('misanswered' in read) {
+      this.#misanswered ??= read.misanswered;
       return undefined;
     }
-    switch (view.kind) {
-      case 'elicit': {
-        if (view.content === undefined || view.action !== 'accept') return { action: view.action };
-        // As the legacy era's SDK checks a pushed form's answer: the tool gets only what its form allows.
-        const schema = (params as { requestedSchema?: JsonSchema }).requestedSchema;
-        const checked = schema ? jsonSchemaResultValidator(schema)(view.content as JsonValue) : undefined;
-        if (checked && !checked.ok) {
-          const first = checked.issues[0];
-          this.#misanswered ??= {
+    return read.answer;
+  }
+}
+
+/**
+ * The answer `responses` (a request's `inputResponses`) bring to the question `key` of `kind` asked
+ * with `params`: `answer` is undefined when there is none; `misanswered` says when the response is of
+ * another kind, or a form's accepted content does not match the form's `requestedSchema` (as the
+ * legacy era's SDK checks a pushed form's answer: the asker gets only what its form allows).
+ *
+ * @example
+ * const read = readInputAnswer('user_name', 'elicitation', params, request.inputResponses);
+ */
+export function readInputAnswer(
+  key: string,
+  kind: InputKind,
+  params: unknown,
+  responses: Readonly<Record<string, unknown>> | undefined,
+): { readonly answer: unknown } | { readonly misanswered: MisansweredInput } {
+  if (!responses || !Object.hasOwn(responses, key)) return { answer: undefined };
+  const view = inputResponse(responses as Record<string, unknown>, key);
+  if (view.kind === 'missing') return { answer: undefined };
+  if (VIEW_KIND[view.kind] !== kind) {
+    return { misanswered: { key, kind, received: METHOD[VIEW_KIND[view.kind]] } };
+  }
+  switch (view.kind) {
+    case 'elicit': {
+      if (view.content === undefined || view.action !== 'accept') return { answer: { action: view.action } };
+      const schema = (params as { requestedSchema?: JsonSchema }).requestedSchema;
+      const checked = schema ? jsonSchemaResultValidator(schema)(view.content as JsonValue) : undefined;
+      if (checked && !checked.ok) {
+        const first = checked.issues[0];
+        return {
+          misanswered: {
             key,
             kind,
             received: 'content that does not match the form',
             issue: first ? `${first.path}: ${first.message}` : 'it does not match',
-          };
-          return undefined;
-        }
-        return { action: view.action, content: view.content };
+          },
+        };
       }
-      case 'sampling':
-        return view.result;
-      case 'roots':
-        return { roots: view.roots };
-      default: {
-        const unreachable: never = view;
-        throw new Error(`unknown response ${String(unreachable)}`);
-      }
+      return { answer: { action: view.action, content: view.content } };
+    }
+    case 'sampling':
+      return { answer: view.result };
+    case 'roots':
+      return { answer: { roots: view.roots } };
+    default: {
+      const unreachable: never = view;
+      throw new Error(`unknown response ${String(unreachable)}`);
     }
   }
 }
 
-function requestOf(kind: InputKind, params: unknown): InputRequest {
+/**
+ * Whether `name` can key a question on the wire: 1 to 64 letters, digits, `_`, `.` or `-`, and not
+ * the approval form's.
+ */
+export function isInputKey(name: string): boolean {
+  return KEY.test(name) && name !== RESERVED_INPUT_KEY;
+}
+
+/** Whether the capabilities a request declared let its client answer a question of `kind`. */
+export function declaresInput(capabilities: ClientCapabilities | undefined, kind: InputKind): boolean {
+  switch (kind) {
+    case 'elicitation':
+      return supportsFormElicitation(capabilities);
+    case 'sampling':
+      return capabilities?.sampling !== undefined;
+    case 'roots':
+      return capabilities?.roots !== undefined;
+    default: {
+      const unreachable: never = kind;
+      throw new Error(`unknown input kind ${String(unreachable)}`);
+    }
+  }
+}
+
+/** The `inputRequests` entry of a question of `kind` asked with `params`. */
+export function inputRequestOf(kind: InputKind, params: unknown): InputRequest {
   switch (kind) {
     case 'elicitation':
       return inputRequired.elicit(params as Omit<ElicitRequestFormParams, 'mode'>);

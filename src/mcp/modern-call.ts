@@ -15,14 +15,18 @@ import { principalOf, toolIdentity } from '../dispatch/tool-identity.js';
 import type { Registry } from '../registry/registry.js';
 import { digestOf } from '../util/digest.js';
 import { supportsFormElicitation } from './client-capabilities.js';
+import { HeldCall, HeldCalls } from './held-call.js';
 import {
   type AnsweredInput,
   type AskedInput,
+  declaresInput,
   type InputKind,
   InputRound,
   inputMethod,
+  type MisansweredInput,
 } from './input-round.js';
 import { approvalAsk, approvalRequest, approvalResponse } from './modern-approval.js';
+import type { InputUnsupportedDetails } from './remote-tool.js';
 import { type McpRequestContext, useInputRound } from './request-context.js';
 import {
   bindingFor,
@@ -90,25 +94,127 @@ export async function modernCall(
   } else if (carried.granted !== undefined) {
     resume = { rule: carried.granted ?? undefined, answer: { action: 'allow', scope: 'once' } };
   }
+  if (states && carried.held !== undefined) {
+    const call = heldCallsOf(states).take(carried.held);
+    if (!call) return { envelope: heldGone(name) };
+    const misanswered = call.answer(responses);
+    if (misanswered) {
+      call.abandon(new Error('The client answered a question with a response of another kind.'));
+      throwMisanswered(name, misanswered);
+    }
+    return drive(name, states, binding, call, context, carried.granted);
+  }
   const capabilities = context.clientCapabilities;
-  const round = new InputRound(capabilities, carried.answered ?? [], carried.asked ?? [], responses);
-  if (states) useInputRound(context, round);
   const ask = approvalAsk(states !== undefined && supportsFormElicitation(capabilities));
-  const envelope = await registry.call(name, args, {
-    ...options,
-    ...(resume ? { resume } : {}),
-    onAsk: ask.onAsk,
-  });
-  checkRound(name, round);
+  const callOptions: CallOptions = { ...options, ...(resume ? { resume } : {}), onAsk: ask.onAsk };
+  const granted = () =>
+    resume?.answer.action === 'allow' ? (resume.rule ?? null) : (carried.granted ?? undefined);
+  let envelope: Envelope;
+  let round: InputRound | undefined;
+  if (states && registry.get(name)?.meta.inputRounds === 'held') {
+    // A tool that must not run twice (an imported MCP tool calls another server) runs once: its
+    // questions pause the request, and the retry finds the same run waiting here.
+    const call = new HeldCall(context);
+    call.start(() => registry.call(name, args, { ...callOptions, signal: call.signal }));
+    const driven = await drive(name, states, binding, call, context, granted());
+    if ('inputRequired' in driven) return driven;
+    envelope = driven.envelope;
+    // The server behind the tool needed what this client did not declare: refused as it would have been.
+    const lacking = clientLacks(envelope, capabilities);
+    if (lacking) throw missingCapability(name, lacking);
+  } else {
+    round = new InputRound(capabilities, carried.answered ?? [], carried.asked ?? [], responses);
+    if (states) useInputRound(context, round);
+    envelope = await registry.call(name, args, callOptions);
+    checkRound(name, round);
+  }
   if (!states) return { envelope };
   if (ask.asked && !envelope.ok && envelope.error.type === 'approval_pending') {
     const requestState = states.seal(binding, { rule: ask.asked.decision.rule ?? null });
     return { inputRequired: inputRequired({ inputRequests: approvalRequest(ask.asked), requestState }) };
   }
-  const asked = round.asked;
-  if (asked.length === 0) return { envelope };
-  const granted = resume?.answer.action === 'allow' ? (resume.rule ?? null) : (carried.granted ?? undefined);
-  return nextRound(name, states, binding, { granted, answered: [...round.answered], asked }, round);
+  const asked = round?.asked ?? [];
+  if (!round || asked.length === 0) return { envelope };
+  return nextRound(
+    name,
+    states,
+    binding,
+    { granted: granted(), answered: [...round.answered], asked },
+    round,
+  );
+}
+
+const heldCalls = new WeakMap<RequestStateSealer, HeldCalls>();
+
+/** The held calls of the server whose states `states` seals, kept as long as a state lives. */
+function heldCallsOf(states: RequestStateSealer): HeldCalls {
+  let calls = heldCalls.get(states);
+  if (!calls) {
+    calls = new HeldCalls(states.ttlMs);
+    heldCalls.set(states, calls);
+  }
+  return calls;
+}
+
+/**
+ * Gives up every held call whose states `states` sealed (the server that serves them is closing):
+ * each one's questions fail, and its run is cancelled.
+ *
+ * @example
+ * abandonHeldCalls(sealer);
+ */
+export function abandonHeldCalls(states: RequestStateSealer): void {
+  heldCalls.get(states)?.abandonAll(new Error('The server closed while the call waited for its client.'));
+}
+
+/**
+ * Waits on a held call for one request: its envelope when it ends, else its questions, asked with a
+ * state that names the call (and the approval it was granted, for the audit of later rounds).
+ */
+async function drive(
+  name: string,
+  states: RequestStateSealer,
+  binding: RequestStateBinding,
+  call: HeldCall,
+  context: McpRequestContext,
+  granted: string | null | undefined,
+): Promise<ModernOutcome> {
+  const driven = await call.drive(context);
+  if ('envelope' in driven) return driven;
+  if ('missing' in driven) throw missingCapability(name, driven.missing);
+  const requestState = states.seal(binding, {
+    held: call.id,
+    ...(granted === undefined ? {} : { granted }),
+  });
+  heldCallsOf(states).keep(call);
+  return { inputRequired: inputRequired({ inputRequests: driven.inputRequests, requestState }) };
+}
+
+/**
+ * The capabilities an imported tool's server needed (`mcp_input_unsupported`) that the calling client
+ * did not declare; undefined when the failure is another, or the client declared them all.
+ */
+function clientLacks(
+  envelope: Envelope,
+  declared: ClientCapabilities | undefined,
+): ClientCapabilities | undefined {
+  if (envelope.ok || envelope.error.type !== 'mcp_input_unsupported') return undefined;
+  const asked = (envelope.error.details as Partial<InputUnsupportedDetails> | undefined)?.asked;
+  const lacking = KINDS.filter((kind) => asked?.includes(kind) && !declaresInput(declared, kind));
+  return lacking.length > 0 ? Object.fromEntries(lacking.map((kind) => [kind, {}])) : undefined;
+}
+
+/** The answer to a retry whose held call is no longer here. */
+function heldGone(name: string): Envelope {
+  const { error } = permissionDeniedFailure(name, 'the call this retry continues is no longer held');
+  return {
+    ok: false,
+    error: {
+      ...error,
+      type: 'call_not_held',
+      message: `The call to "${name}" that this retry continues is no longer running on this server: it ended, waited too long for the answers, or ran on another instance (a call that waits for answers stays on the process that started it). Call "${name}" again without requestState.`,
+    },
+  };
 }
 
 /**
@@ -181,20 +287,23 @@ function checkRound(name: string, round: InputRound): void {
   const missing = round.missingCapabilities;
   if (missing) throw missingCapability(name, missing);
   const misanswered = round.misanswered;
-  if (misanswered?.issue !== undefined) {
+  if (misanswered) throwMisanswered(name, misanswered);
+}
+
+/** Refuses an answer of another kind than its question, or a form's content the form does not allow (-32602). */
+function throwMisanswered(name: string, misanswered: MisansweredInput): never {
+  if (misanswered.issue !== undefined) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       `inputResponses.${misanswered.key} accepts the form with content that does not match its requestedSchema (${misanswered.issue}). Answer with content the form allows, or call again without requestState to start over.`,
       { key: misanswered.key, issue: misanswered.issue },
     );
   }
-  if (misanswered) {
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidParams,
-      `inputResponses.${misanswered.key} answers ${misanswered.received}, but "${name}" asked ${inputMethod(misanswered.kind)} under that key. Answer each input request with a result of its own method, or call again without requestState to start over.`,
-      { key: misanswered.key, expected: inputMethod(misanswered.kind), received: misanswered.received },
-    );
-  }
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `inputResponses.${misanswered.key} answers ${misanswered.received}, but "${name}" asked ${inputMethod(misanswered.kind)} under that key. Answer each input request with a result of its own method, or call again without requestState to start over.`,
+    { key: misanswered.key, expected: inputMethod(misanswered.kind), received: misanswered.received },
+  );
 }
 
 /** What a state carries from one round to the next. */
@@ -205,6 +314,8 @@ interface CarriedState {
   readonly granted?: string | null;
   readonly answered?: readonly AnsweredInput[];
   readonly asked?: readonly AskedInput[];
+  /** Present when a held call waits for this retry: its id. */
+  readonly held?: string;
 }
 
 function nextRound(
@@ -259,6 +370,7 @@ function carriedOf(data: unknown): CarriedState {
   return {
     ...(ruleLike(record.rule) ? { rule: record.rule as string | null } : {}),
     ...(ruleLike(record.granted) ? { granted: record.granted as string | null } : {}),
+    ...(typeof record.held === 'string' ? { held: record.held } : {}),
     answered,
     asked,
   };

@@ -91,6 +91,8 @@ export function remoteTool(
       source: options.source,
       server,
       remoteName,
+      // The call runs on the other server: it must not be sent twice to collect the client's answers.
+      inputRounds: 'held',
       ...(options.inferredCategory ? { inferredCategory: true } : {}),
       ...(remote.annotations ? { annotations: remote.annotations } : {}),
       ...options.meta,
@@ -124,6 +126,12 @@ export function remoteTool(
     },
   });
   return { tool, dropped: [...input.dropped, ...(output?.dropped ?? [])] };
+}
+
+/** The `details` of an `mcp_input_unsupported` failure: the server, and what it needed (`elicitation`, `sampling`, `roots`). */
+export interface InputUnsupportedDetails {
+  readonly server: string;
+  readonly asked: readonly string[];
 }
 
 const INPUT_KINDS: Record<string, string> = {
@@ -162,7 +170,7 @@ export function remoteCallError(error: unknown, server: string, remoteName: stri
       : 'toolpact does not give imported servers sampling or roots (both deprecated in MCP 2026-07-28); use a tool that does not need them.';
     return new ToolError(
       `The MCP server "${server}" needs ${names} to run "${remoteName}", which this host does not provide. ${way}`,
-      { type: 'mcp_input_unsupported', details: { ...details, asked } },
+      { type: 'mcp_input_unsupported', details: { ...details, asked } satisfies InputUnsupportedDetails },
     );
   }
   const signIn = signInRequiredOf(error);

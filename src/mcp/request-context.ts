@@ -18,7 +18,7 @@ import { brandedContextOf, MCP_CONTEXT } from '../dispatch/context-brand.js';
 import { type Principal, principalFromAuthInfo } from '../dispatch/principal.js';
 import { incomingTraceContext } from '../util/trace-context.js';
 import { supportsFormElicitation } from './client-capabilities.js';
-import type { InputKind, InputRound } from './input-round.js';
+import type { InputKind } from './input-round.js';
 
 /**
  * What a tool (and the gate) can reach of the MCP request that called it. The server passes it as the
@@ -159,7 +159,12 @@ export function clientCapabilitiesOf(server: Server, ctx: ServerContext): Client
   return server.getClientCapabilities();
 }
 
-const rounds = new WeakMap<McpRequestContext, InputRound>();
+/** What answers a modern context's asks: an `InputRound` (runs again per round) or a held run's round. */
+export interface InputAsker {
+  ask(kind: InputKind, key: string | undefined, params: unknown): Promise<unknown>;
+}
+
+const rounds = new WeakMap<McpRequestContext, InputAsker>();
 
 /**
  * Lets a modern context's asks answer from `round` (the server does this for a call it can resume).
@@ -167,8 +172,43 @@ const rounds = new WeakMap<McpRequestContext, InputRound>();
  * @example
  * useInputRound(context, new InputRound(context.clientCapabilities, [], [], undefined));
  */
-export function useInputRound(context: McpRequestContext, round: InputRound): void {
+export function useInputRound(context: McpRequestContext, round: InputAsker): void {
   rounds.set(context, round);
+}
+
+/** Where a held context's signal, progress and log messages go now (see {@link holdRequestContext}). */
+interface Hold {
+  readonly signal: AbortSignal;
+  current: McpRequestContext | undefined;
+}
+
+const holds = new WeakMap<McpRequestContext, Hold>();
+
+/**
+ * Keeps a context alive past its own request, for a run that goes on across the rounds of revision
+ * 2026-07-28 (a held call): its `signal` becomes `signal`, and its progress and log messages go to
+ * the request that now waits on the run (see {@link forwardRequestContext}), or nowhere between them.
+ *
+ * @example
+ * holdRequestContext(context, held.signal);
+ */
+export function holdRequestContext(context: McpRequestContext, signal: AbortSignal): void {
+  holds.set(context, { signal, current: context });
+}
+
+/**
+ * Sends a held context's progress and log messages to `current`, the request now waiting on its run
+ * (undefined: nobody waits, so they are dropped).
+ *
+ * @example
+ * forwardRequestContext(held.context, retryContext);
+ */
+export function forwardRequestContext(
+  context: McpRequestContext,
+  current: McpRequestContext | undefined,
+): void {
+  const hold = holds.get(context);
+  if (hold) hold.current = current;
 }
 
 // The SDK types the envelope loosely (`Partial<RequestMetaEnvelope>`); read it by its keys.
@@ -223,7 +263,7 @@ class RequestContext implements McpRequestContext {
     return this.era === 'modern' ? undefined : this.#ctx.sessionId;
   }
   get signal(): AbortSignal {
-    return this.#ctx.mcpReq.signal;
+    return holds.get(this)?.signal ?? this.#ctx.mcpReq.signal;
   }
   get clientCapabilities(): ClientCapabilities | undefined {
     return clientCapabilitiesOf(this.#server, this.#ctx);
@@ -247,6 +287,8 @@ class RequestContext implements McpRequestContext {
   }
 
   async progress(progress: number, total?: number, message?: string): Promise<void> {
+    const hold = holds.get(this);
+    if (hold && hold.current !== this) return hold.current?.progress(progress, total, message);
     const progressToken = this.#ctx.mcpReq._meta?.progressToken;
     if (progressToken === undefined || this.#ctx.mcpReq.signal.aborted) return;
     await this.#ctx.mcpReq.notify({
@@ -270,6 +312,8 @@ class RequestContext implements McpRequestContext {
   }
 
   async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    const hold = holds.get(this);
+    if (hold && hold.current !== this) return hold.current?.log(level, data, logger);
     const floor = this.logLevel;
     if (floor === undefined || LEVELS.indexOf(level) < LEVELS.indexOf(floor)) return;
     await this.#ctx.mcpReq.notify({

@@ -30,6 +30,7 @@ import { parseHostHeader } from './host-header.js';
 import type { HttpRoute } from './http-route.js';
 import { type JsonBodyFailure, jsonBodyMessage, readJsonBody } from './json-body.js';
 import { watchListenStream } from './listen-watch.js';
+import { abandonHeldCalls } from './modern-call.js';
 import {
   checkRequestOrigin,
   invalidHostEntries,
@@ -469,6 +470,8 @@ export async function serveHttp(
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.allSettled([modern.close(), ...open.map((session) => session.transport.close())]);
+      // The calls still waiting for their client's answers end with the server.
+      abandonHeldCalls(approvals);
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

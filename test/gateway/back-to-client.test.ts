@@ -411,30 +411,54 @@ describe('requests back to the client through the gateway', () => {
     TIMEOUT,
   );
   test(
-    'a revision 2026-07-28 client is not yet sent sampling or elicitation: the server is told so, or declined',
+    'a revision 2026-07-28 client is asked in rounds by its own SDK: it answers the form and the model, and what it did not declare is refused with -32021',
     async () => {
       const client = new ModernClient(
         { name: 'modern', version: '1.0.0' },
-        { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+        {
+          capabilities: { elicitation: { form: {} }, sampling: {} },
+          versionNegotiation: { mode: { pin: '2026-07-28' } },
+        },
       );
-      let asked = 0;
-      client.setRequestHandler('elicitation/create', () => {
-        asked++;
+      const asked: string[] = [];
+      client.setRequestHandler('elicitation/create', (request) => {
+        asked.push(String(request.params.message));
         return { action: 'accept', content: { name: 'Ada Lovelace' } };
       });
+      client.setRequestHandler('sampling/createMessage', () => {
+        asked.push('sampling');
+        return {
+          role: 'assistant',
+          content: { type: 'text', text: 'pong' },
+          model: 'm',
+          stopReason: 'endTurn',
+        };
+      });
       await client.connect(new ModernTransport(new URL(http.url)));
+      const without = new ModernClient(
+        { name: 'modern-without', version: '1.0.0' },
+        { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      await without.connect(new ModernTransport(new URL(http.url)));
       try {
         expect(client.getProtocolEra()).toBe('modern');
         const sampled = await client.callTool({
           name: 'trigger-sampling-request',
           arguments: { prompt: 'ping', maxTokens: 100 },
         });
-        expect(textOf(sampled)).toContain('speaks revision 2026-07-28');
+        expect(textOf(sampled)).toContain('pong');
         const elicited = await client.callTool({ name: 'trigger-elicitation-request', arguments: {} });
-        expect(textOf(elicited).toLowerCase()).toContain('decline');
-        expect(asked).toBe(0);
+        expect(textOf(elicited)).toContain('Ada Lovelace');
+        expect(asked).toEqual(['sampling', expect.stringMatching(/^The MCP server "everything" asks: /)]);
+        await expect(
+          without.callTool({
+            name: 'trigger-sampling-request',
+            arguments: { prompt: 'ping', maxTokens: 100 },
+          }),
+        ).rejects.toMatchObject({ code: -32021 });
       } finally {
         await client.close();
+        await without.close();
       }
     },
     TIMEOUT,

@@ -37,6 +37,8 @@ beforeAll(async () => {
     file,
     JSON.stringify({
       mcpServers: { conformance: { command: process.execPath, args: ['--import', 'tsx', UPSTREAM] } },
+      // The suite's client declares roots and expects its own back from the server's questions.
+      toolpact: { servers: { conformance: { roots: 'client' } } },
     }),
   );
   const gate = createPolicyGate(

@@ -197,3 +197,44 @@ export function recordingFetch(into: Recording, pending: Promise<void>[]): typeo
     return response;
   };
 }
+
+let modernIds = 1;
+
+/**
+ * One revision 2026-07-28 request as raw JSON-RPC over HTTP, with the revision's headers and `_meta`
+ * (the client declaring `capabilities`): its answer, the response with the request's id.
+ */
+export async function modernRequest(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  capabilities: object,
+): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } }> {
+  const id = modernIds++;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+      },
+    }),
+  });
+  const messages = responseMessages(response.headers.get('content-type'), await response.text());
+  const answer = messages.find((message) => (message as { id?: unknown }).id === id);
+  if (!answer) throw new Error(`No answer to request ${id} (${method}); HTTP ${response.status}`);
+  return answer as never;
+}
