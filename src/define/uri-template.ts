@@ -14,6 +14,7 @@ type Part = { readonly literal: string } | { readonly variable: string; readonly
  */
 export class UriTemplate {
   readonly #pattern: RegExp;
+  readonly #parts: readonly Part[];
 
   private constructor(
     /** The template as written. */
@@ -22,6 +23,7 @@ export class UriTemplate {
     readonly variables: readonly string[],
     parts: readonly Part[],
   ) {
+    this.#parts = parts;
     const source = parts
       .map((part) =>
         'literal' in part ? escapeRegExp(part.literal) : part.reserved ? '([^?#]*)' : '([^/?#]*)',
@@ -74,6 +76,23 @@ export class UriTemplate {
     }
     if (variables.length === 0) throw templateError(owner, text, 'no variable; give it as `uri` instead');
     return new UriTemplate(text, variables, parts);
+  }
+
+  /**
+   * The URI with `values` put in (percent-encoded: `{name}` keeps nothing reserved, `{+name}` keeps
+   * `/` and the other reserved characters); a variable without a value is left empty.
+   *
+   * @example
+   * UriTemplate.parse('notes://{name}').expand({ name: 'to do' }); // 'notes://to%20do'
+   */
+  expand(values: Readonly<Record<string, string>>): string {
+    return this.#parts
+      .map((part) => {
+        if ('literal' in part) return part.literal;
+        const value = Object.hasOwn(values, part.variable) ? String(values[part.variable]) : '';
+        return part.reserved ? encodeURI(value) : encodeURIComponent(value);
+      })
+      .join('');
   }
 
   /** The variables of `uri` when it matches this template (percent-decoded), or undefined. */

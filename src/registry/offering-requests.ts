@@ -157,7 +157,13 @@ export async function getPrompt(
   return promptResultOf(prompt, answer);
 }
 
-/** Suggestions for one argument of a prompt or one variable of a resource template. */
+/**
+ * Suggestions for one argument of a prompt or one variable of a resource template, as far as the gate
+ * lets them be seen: a completion is decided as the get or read it leads to (the prompt with the
+ * arguments so far and the value typed; the template filled with them). A value typed into what the
+ * policy does not allow outright is refused; a suggestion that leads there is left out. `decide` is
+ * the gate's decision alone: a completion never asks a person, and takes no approval meant for a read.
+ */
 export async function complete(
   resources: ResourceCatalog,
   prompts: PromptCatalog,
@@ -165,31 +171,57 @@ export async function complete(
   argument: { readonly name: string; readonly value: string },
   context: { readonly arguments?: Readonly<Record<string, string>> } | undefined,
   options: CallOptions,
+  decide: OfferingGate | undefined,
 ): Promise<CompletionResult> {
-  const completer = completerOf(resources, prompts, reference, argument.name);
-  if (!completer) return { values: [] };
+  const found = completerOf(resources, prompts, reference, argument.name);
+  if (!found.completer) return { values: [] };
+  const typed = String(argument.value ?? '');
+  const given = { ...context?.arguments };
+  const leadsTo = (value: string) => found.request({ ...given, [argument.name]: value });
+  const refusal = decide ? await decide(leadsTo(typed), options) : undefined;
+  if (refusal) {
+    throw new RegistryRequestError(
+      'denied',
+      found.request(given).target,
+      found.subject,
+      refusalMessage(`Completing "${String(argument.name).slice(0, 64)}" of ${found.what}`, refusal),
+      refusal,
+    );
+  }
   let values: readonly unknown[];
   try {
-    values = await completer(String(argument.value ?? ''), {
-      ...readContext(options),
-      arguments: { ...context?.arguments },
-    });
+    values = await found.completer(typed, { ...readContext(options), arguments: given });
   } catch (error) {
     throw failedRead('completion', argument.name, `Completing "${argument.name}" failed`, error);
   }
   const strings = (Array.isArray(values) ? values : []).filter(
     (value): value is string => typeof value === 'string',
   );
-  if (strings.length <= MAX_COMPLETIONS) return { values: strings };
-  return { values: strings.slice(0, MAX_COMPLETIONS), total: strings.length, hasMore: true };
+  const shown: string[] = [];
+  for (const value of strings) {
+    if (!decide || (await decide(leadsTo(value), options)) === undefined) shown.push(value);
+  }
+  if (shown.length <= MAX_COMPLETIONS) return { values: shown };
+  return { values: shown.slice(0, MAX_COMPLETIONS), total: shown.length, hasMore: true };
 }
+
+/** What a completion completes: its completer, and the gate's request for the get or read it leads to. */
+interface CompletionSubject {
+  readonly completer: Completer | undefined;
+  readonly subject: string;
+  /** For messages: `the prompt "review"`, `the resource template "notes://{name}"`. */
+  readonly what: string;
+  readonly request: (values: Readonly<Record<string, string>>) => OfferingGateRequest;
+}
+
+type Completer = NonNullable<Prompt['arguments'][string]['complete']>;
 
 function completerOf(
   resources: ResourceCatalog,
   prompts: PromptCatalog,
   reference: CompletionReference,
   argument: string,
-) {
+): CompletionSubject {
   if (reference?.type === 'ref/prompt') {
     const prompt = prompts.get(reference.name);
     if (!prompt) {
@@ -200,7 +232,13 @@ function completerOf(
         `No prompt is named ${JSON.stringify(String(reference.name).slice(0, 200))}, so none of its arguments can be completed. List the prompts (prompts/list) and name one of those.`,
       );
     }
-    return Object.hasOwn(prompt.arguments, argument) ? prompt.arguments[argument]?.complete : undefined;
+    const contract = promptContract(prompt);
+    return {
+      completer: Object.hasOwn(prompt.arguments, argument) ? prompt.arguments[argument]?.complete : undefined,
+      subject: prompt.name,
+      what: `the prompt "${prompt.name}"`,
+      request: (values) => ({ target: 'prompt', contract, meta: prompt.meta, arguments: values }),
+    };
   }
   if (reference?.type === 'ref/resource') {
     const resource = resources.template(reference.uri);
@@ -212,9 +250,22 @@ function completerOf(
         `No resource template is ${JSON.stringify(String(reference.uri).slice(0, 200))}. List the templates (resources/templates/list) and name one by its uriTemplate.`,
       );
     }
-    return resource.complete && Object.hasOwn(resource.complete, argument)
-      ? resource.complete[argument]
-      : undefined;
+    const contract = resourceContract(resource);
+    const template = resource.uriTemplate;
+    return {
+      completer:
+        resource.complete && Object.hasOwn(resource.complete, argument)
+          ? resource.complete[argument]
+          : undefined,
+      subject: resource.key,
+      what: `the resource template "${resource.key}"`,
+      request: (values) => ({
+        target: 'resource',
+        contract,
+        meta: resource.meta,
+        arguments: { uri: template ? template.expand(values) : resource.key },
+      }),
+    };
   }
   throw new RegistryRequestError(
     'invalid_arguments',

@@ -129,6 +129,14 @@ const RESULT_VALIDATION_MODES: readonly ResultValidation[] = ['error', 'warn', '
 
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
 
+/** How a completion answers the gate's `ask`: no person is asked to let suggestions be seen. */
+const COMPLETION_ASK = () =>
+  ({
+    action: 'deny',
+    reason:
+      'it leads to what the policy allows only with an approval, and suggestions are not offered for that',
+  }) as const;
+
 /**
  * The tools an agent may call, and the one way to call them. `schemas()` hands the contracts out;
  * `dispatch()` runs a model's call through parse, validation, the gate and the function, and always
@@ -550,7 +558,7 @@ export class Registry {
     options: CallOptions = NO_OPTIONS,
   ): Promise<CompletionResult> {
     return this.#open('completion', argument?.name).then(() =>
-      complete(this.#resources, this.#prompts, reference, argument, context, options),
+      complete(this.#resources, this.#prompts, reference, argument, context, options, this.#decideOnly),
     );
   }
 
@@ -633,6 +641,28 @@ export class Registry {
       },
       options,
     );
+
+  /**
+   * The gate's decision alone, for what must not ask a person nor take an approval meant for a read
+   * (a completion): an `ask` not already allowed for the session is refused; nothing is recorded.
+   */
+  readonly #decideOnly: OfferingGate = async (request, options) => {
+    if (!this.#settings.beforeCall) return undefined;
+    const settings = { ...this.#settings, approver: undefined, approvalQueue: undefined };
+    return gateCall(
+      settings,
+      {
+        target: request.target,
+        tool: request.contract,
+        meta: request.meta,
+        arguments: request.arguments,
+        callId: options.callId,
+        state: options.state,
+      },
+      { ...options, resume: undefined, onAsk: COMPLETION_ASK },
+      undefined,
+    );
+  };
 
   /** Resolves while the registry is open; rejects with `closed` once it is closed. */
   #open(target: RegistryRequestError['target'], subject: unknown): Promise<void> {

@@ -8,6 +8,7 @@ import {
   ToolError,
   UriTemplate,
 } from '../../src/index.js';
+import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
 import { definitionError } from '../support/definition-error.js';
 
 const readme = defineResource({
@@ -323,5 +324,85 @@ describe('complete', () => {
     expect(resource.code).toBe('not_found');
     const other = await refusal(registry.complete({ type: 'ref/other' } as never, { name: 'a', value: '' }));
     expect(other.code).toBe('invalid_arguments');
+  });
+});
+
+describe('completions under the gate', () => {
+  // A file tree a template completes, as a filesystem server's would.
+  const files = ['/home/ann/todo.md', '/home/ann/notes.md', '/etc/shadow', '/etc/passwd'];
+  const file = defineResource({
+    name: 'file',
+    template: 'file://{+path}',
+    description: 'A file, by path.',
+    complete: { path: (typed) => files.filter((path) => path.startsWith(typed)) },
+    read: (_uri, { path }) => `file ${path}`,
+  });
+  const ask = definePrompt({
+    name: 'ask',
+    description: 'Ask about a topic.',
+    arguments: { topic: { required: true, complete: (typed) => [`${typed}public`, `${typed}secret`] } },
+    get: ({ topic }) => `About ${topic}.`,
+  });
+  const asked: string[] = [];
+  const gate = createPolicyGate(
+    definePolicy({
+      rules: [
+        { id: 'no-etc', action: 'deny', target: 'resource', uri: 'file:///etc/**' },
+        {
+          id: 'no-secrets',
+          action: 'deny',
+          target: 'prompt',
+          when: (subject) => String((subject.arguments as { topic?: string }).topic).includes('secret'),
+        },
+        { id: 'ask-home', action: 'ask', target: 'resource', uri: 'file:///home/ann/notes.md' },
+        { id: 'rest', action: 'allow', target: ['resource', 'prompt'] },
+      ],
+    }),
+  );
+  const registry = new Registry({
+    ...gate.registryOptions,
+    approver: (request) => {
+      asked.push(request.tool.name);
+      return { action: 'allow', scope: 'once' };
+    },
+  })
+    .registerResource(file)
+    .registerPrompt(ask);
+  const complete = (value: string) =>
+    registry.complete({ type: 'ref/resource', uri: 'file://{+path}' }, { name: 'path', value });
+
+  test('a suggestion that leads to a denied read, or one that needs an approval, is left out', async () => {
+    expect(await complete('/')).toEqual({ values: ['/home/ann/todo.md'] });
+    expect(await complete('/home/')).toEqual({ values: ['/home/ann/todo.md'] });
+    // Nobody is asked to let a suggestion be seen.
+    expect(asked).toEqual([]);
+  });
+
+  test.each(['/etc/', '/etc/sh', '//etc/', '/ETC/', '/%65tc/', '/home/../etc/'])(
+    'a value typed into a denied place is refused, however it is spelled: %s',
+    async (typed) => {
+      const refused = await refusal(complete(typed));
+      expect(refused.code).toBe('denied');
+      expect(refused.message).toContain('Completing "path" of the resource template "file://{+path}"');
+      expect(refused.message).toContain('not permitted');
+    },
+  );
+
+  test('a prompt argument: the suggestion that a rule on the arguments denies is left out', async () => {
+    expect(
+      await registry.complete({ type: 'ref/prompt', name: 'ask' }, { name: 'topic', value: 'a-' }),
+    ).toEqual({
+      values: ['a-public'],
+    });
+    const refused = await refusal(
+      registry.complete({ type: 'ref/prompt', name: 'ask' }, { name: 'topic', value: 'secret' }),
+    );
+    expect(refused.code).toBe('denied');
+  });
+
+  test('the reads themselves still ask, and are allowed by the approver', async () => {
+    const { contents } = await registry.readResource('file:///home/ann/notes.md');
+    expect(JSON.stringify(contents)).toContain('file /home/ann/notes.md');
+    expect(asked).toEqual(['file']);
   });
 });

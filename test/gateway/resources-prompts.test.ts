@@ -273,6 +273,21 @@ describe('under the gate', () => {
     // The template next to it is still read.
     await expect(client.readResource({ uri: 'demo://resource/dynamic/text/1' })).resolves.toBeDefined();
   });
+
+  test('a completion of the denied template is refused: its values would name what the read may not', async () => {
+    const client = await connect();
+    await expect(
+      client.complete({
+        ref: { type: 'ref/resource', uri: 'demo://resource/dynamic/blob/{resourceId}' },
+        argument: { name: 'resourceId', value: '4' },
+      }),
+    ).rejects.toThrow(/Completing "resourceId" of the resource template .* not permitted/);
+    const allowed = await client.complete({
+      ref: { type: 'ref/resource', uri: TEXT_TEMPLATE },
+      argument: { name: 'resourceId', value: '4' },
+    });
+    expect(allowed.completion.values).toEqual(['4']);
+  });
 });
 
 describe('pinned and linted', () => {
