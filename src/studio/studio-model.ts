@@ -1,8 +1,12 @@
 import { CATEGORY_DEFAULTS, type ToolContract } from '../contract/index.js';
 import type { AnyTool } from '../contract/tool.js';
+import type { Prompt } from '../define/define-prompt.js';
+import type { Resource } from '../define/define-resource.js';
 import { lint } from '../lint/lint.js';
 import type { LintFinding } from '../lint/types.js';
 import type { PolicyDecision, PolicyGate } from '../policy/policy-gate.js';
+import { promptContract, resourceContract } from '../registry/offering-requests.js';
+import { type OfferingRows, offeringRows } from '../registry/offering-rows.js';
 import type { Registry } from '../registry/registry.js';
 import { toProviderTools } from '../schema/to-provider-tools.js';
 import { countTokens } from '../schema/tokens.js';
@@ -55,9 +59,22 @@ export interface StudioToolRow {
   readonly tokens: TokensByFormat;
 }
 
+/** A resource (or template) of the set view, with the gate's decision for reading it. */
+export type StudioResourceRow = OfferingRows['resources'][number] & { readonly permission: StudioPermission };
+
+/** A prompt of the set view, with the gate's decision for getting it. */
+export type StudioPromptRow = OfferingRows['prompts'][number] & { readonly permission: StudioPermission };
+
 /** Everything the list and the set view show. */
 export interface StudioOverview {
   readonly tools: readonly StudioToolRow[];
+  /**
+   * The registry's resources and templates, each with the gate's decision for a read of its URI (a
+   * template's as written: a rule on the URIs it fills decides per read, in the playground of a client).
+   */
+  readonly resources: readonly StudioResourceRow[];
+  /** The registry's prompts, each with the gate's decision for a get without arguments. */
+  readonly prompts: readonly StudioPromptRow[];
   /** Findings about the whole set or about several tools at once (`path` beside `file_path`, near-duplicates). */
   readonly setFindings: readonly StudioFinding[];
   /** Tokens of the whole `tools` array in each format. */
@@ -120,8 +137,25 @@ export async function studioOverview(registry: Registry, gate: PolicyGate): Prom
       ) as unknown as TokensByFormat,
     }),
   );
+  const offerings = offeringRows(registry);
+  const resourceDefinitions = registry.resources?.() ?? [];
+  const promptDefinitions = registry.prompts?.() ?? [];
+  const resources = await Promise.all(
+    offerings.resources.map(async (row, index) => ({
+      ...row,
+      permission: await offeringPermission(gate, 'resource', resourceDefinitions[index], { uri: row.uri }),
+    })),
+  );
+  const prompts = await Promise.all(
+    offerings.prompts.map(async (row, index) => ({
+      ...row,
+      permission: await offeringPermission(gate, 'prompt', promptDefinitions[index], {}),
+    })),
+  );
   return {
     tools: rows,
+    resources,
+    prompts,
     setFindings: findings.filter((finding) => finding.tool === null || finding.related.length > 0),
     totals,
     errorCount: result.errorCount,
@@ -173,6 +207,26 @@ async function permissionOf(tool: AnyTool, gate: PolicyGate): Promise<StudioPerm
     tool: tool.contract,
     meta: tool.meta,
     arguments: {},
+    callId: undefined,
+    state: undefined,
+  });
+  return { action: decision.action, rule: decision.rule ?? null, reason: decision.reason ?? null };
+}
+
+/** The gate's decision for a read of a resource or a get of a prompt, as the registry would ask it. */
+async function offeringPermission(
+  gate: PolicyGate,
+  target: 'resource' | 'prompt',
+  definition: Resource | Prompt | undefined,
+  args: Record<string, unknown>,
+): Promise<StudioPermission> {
+  if (!definition) return { action: 'allow', rule: null, reason: null };
+  const decision = await gate.decide({
+    target,
+    tool:
+      target === 'resource' ? resourceContract(definition as Resource) : promptContract(definition as Prompt),
+    meta: definition.meta,
+    arguments: args,
     callId: undefined,
     state: undefined,
   });

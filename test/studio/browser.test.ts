@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTool, Registry } from '../../src/index.js';
 import { definePolicy } from '../../src/policy/index.js';
 import { mcpStudioSource, type RunningStudio, STUDIO_FORMATS, startStudio } from '../../src/studio/index.js';
-import { type NotesState, notesTools } from '../fixtures/studio/notes-tools.js';
+import { type NotesState, notesOfferings, notesTools } from '../fixtures/studio/notes-tools.js';
 import { EVERYTHING, launchBrowser, ROOT, skipWithoutBrowser } from './support.js';
 
 // Screenshots go to a temp dir; TOOLPACT_SCREENSHOTS=<dir> keeps them (docs/images holds the chosen ones).
@@ -40,10 +40,15 @@ describe.skipIf(skip)('toolpact studio in Chromium', () => {
       policy: definePolicy({
         rules: [
           { id: 'no-deletes', action: 'deny', tool: 'delete_note', reason: 'notes are kept for good here' },
+          { id: 'no-private', action: 'deny', target: 'resource', uri: 'notes://private/**' },
         ],
       }),
       load: (options) => {
-        registry = new Registry(options).register(notesTools(state));
+        const { resources, prompts } = notesOfferings(state);
+        registry = new Registry(options)
+          .register(notesTools(state))
+          .registerResource(resources)
+          .registerPrompt(prompts);
         return { registry };
       },
     });
@@ -198,6 +203,13 @@ describe.skipIf(skip)('toolpact studio in Chromium', () => {
     expect(await page.locator('.bars li').count()).toBe(4);
     expect(await page.locator('.set-findings code.rule').allTextContents()).toContain(
       'consistent-parameter-names',
+    );
+    const resources = page.locator('table.resources tbody tr');
+    expect(await resources.count()).toBe(2);
+    expect(await resources.nth(1).locator('code').textContent()).toBe('notes://private/index');
+    expect(await resources.nth(1).locator('.permission').textContent()).toBe('deny');
+    expect(await page.locator('table.prompts tbody tr td').allTextContents()).toEqual(
+      expect.arrayContaining(['summarize_note', 'name, tone?', 'allow']),
     );
     await shot('studio-set.png');
   });

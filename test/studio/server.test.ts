@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Registry } from '../../src/index.js';
 import { definePolicy } from '../../src/policy/index.js';
 import { diffJson, type RunningStudio, type StudioOverview, startStudio } from '../../src/studio/index.js';
-import { notesTools } from '../fixtures/studio/notes-tools.js';
+import { notesOfferings, notesTools } from '../fixtures/studio/notes-tools.js';
 
 /** One HTTP request with exactly the headers given (fetch would not let a test set Host). */
 function send(
@@ -52,10 +52,15 @@ beforeAll(async () => {
       rules: [
         { id: 'no-deletes', action: 'deny', tool: 'delete_note', reason: 'notes are kept for good here' },
         { id: 'notes-writable', action: 'allow', tool: 'write_note' },
+        { id: 'no-private', action: 'deny', target: 'resource', uri: 'notes://private/**' },
       ],
     }),
     load: (options) => {
-      registry = new Registry(options).register(notesTools(state));
+      const { resources, prompts } = notesOfferings(state);
+      registry = new Registry(options)
+        .register(notesTools(state))
+        .registerResource(resources)
+        .registerPrompt(prompts);
       return { registry };
     },
   });
@@ -121,6 +126,32 @@ describe('the data behind the page', () => {
     expect(permission('read_note')).toMatchObject({ action: 'allow', rule: 'default:read' });
     expect(permission('write_note')).toMatchObject({ action: 'allow', rule: 'notes-writable' });
     expect(permission('delete_note')).toMatchObject({ action: 'deny', rule: 'no-deletes' });
+  });
+
+  test("the registry's resources and prompts are listed, each with the gate's decision", () => {
+    expect(overview.resources).toEqual([
+      {
+        uri: 'notes://{name}',
+        kind: 'template',
+        name: 'note',
+        mimeType: 'text/markdown',
+        description: 'One note, by its file name.',
+        permission: { action: 'allow', rule: 'default:read', reason: expect.any(String) },
+      },
+      expect.objectContaining({
+        uri: 'notes://private/index',
+        kind: 'resource',
+        permission: expect.objectContaining({ action: 'deny', rule: 'no-private' }),
+      }),
+    ]);
+    expect(overview.prompts).toEqual([
+      {
+        name: 'summarize_note',
+        arguments: ['name', 'tone?'],
+        description: 'Summarize one note in three bullet points.',
+        permission: expect.objectContaining({ action: 'allow', rule: 'default:read' }),
+      },
+    ]);
   });
 
   test('tokens per provider add up per tool, and the set totals are given', () => {

@@ -1,3 +1,4 @@
+import { offeringRows } from '../../registry/offering-rows.js';
 import type { Registry } from '../../registry/registry.js';
 import type { ContractRow, SearchCost, ToolSetOverview } from '../../studio/tool-set-overview.js';
 import { counted } from '../../util/counted.js';
@@ -6,7 +7,7 @@ import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { closeWithin } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
-import { offeringRows, renderOfferings } from '../offerings-view.js';
+import { renderOfferings } from '../offerings-view.js';
 import { renderTable } from '../table.js';
 
 /** The formats whose token cost and refusals the overview shows, with their column titles. */

@@ -4,7 +4,58 @@ import { html } from './html.js';
 
 const HEAVIEST = 12;
 
-/** The whole set: cross-tool findings, total tokens per provider, and the heaviest tools as bars. */
+/** The gate's decision for an offering, as the tools' badge shows it. */
+function Permission({ permission }) {
+  const title = [permission.rule, permission.reason].filter(Boolean).join(': ');
+  return html`<span class=${`badge permission permission-${permission.action}`} title=${title}>${permission.action}</span>`;
+}
+
+/** The resources and templates, and the prompts, of the set, each with the gate's decision; nothing when there are none. */
+function Offerings({ resources, prompts }) {
+  if (resources.length === 0 && prompts.length === 0) return null;
+  return html`<section class="offerings">
+    ${
+      resources.length > 0
+        ? html`<h3>Resources (${resources.length})</h3>
+            <table class="offerings resources">
+              <thead><tr><th>URI</th><th>kind</th><th>name</th><th>MIME type</th><th>read</th><th>description</th></tr></thead>
+              <tbody>
+                ${resources.map(
+                  (row) => html`<tr key=${row.uri}>
+                    <td><code>${row.uri}</code></td>
+                    <td>${row.kind}</td>
+                    <td>${row.name}</td>
+                    <td>${row.mimeType ?? ''}</td>
+                    <td><${Permission} permission=${row.permission} /></td>
+                    <td>${row.description}</td>
+                  </tr>`,
+                )}
+              </tbody>
+            </table>`
+        : null
+    }
+    ${
+      prompts.length > 0
+        ? html`<h3>Prompts (${prompts.length})</h3>
+            <table class="offerings prompts">
+              <thead><tr><th>prompt</th><th>arguments</th><th>get</th><th>description</th></tr></thead>
+              <tbody>
+                ${prompts.map(
+                  (row) => html`<tr key=${row.name}>
+                    <td><code>${row.name}</code></td>
+                    <td>${row.arguments.join(', ') || '(none)'}</td>
+                    <td><${Permission} permission=${row.permission} /></td>
+                    <td>${row.description}</td>
+                  </tr>`,
+                )}
+              </tbody>
+            </table>`
+        : null
+    }
+  </section>`;
+}
+
+/** The whole set: cross-tool findings, total tokens per provider, the heaviest tools as bars, and the resources and prompts. */
 export function SetView({ overview, onSelect }) {
   const [format, setFormat] = useState(overview.formats[0]);
   const heaviest = [...overview.tools].sort((a, b) => b.tokens[format] - a.tokens[format]).slice(0, HEAVIEST);
@@ -37,6 +88,7 @@ export function SetView({ overview, onSelect }) {
         )}
       </ul>
     </section>
+    <${Offerings} resources=${overview.resources ?? []} prompts=${overview.prompts ?? []} />
     <section>
       <h3>Findings across tools (${overview.setFindings.length})</h3>
       ${
