@@ -29,6 +29,12 @@ export interface OfferingMeta {
   readonly source?: string;
   /** Lint rules switched off for it, by rule name. */
   readonly lint?: { readonly disable?: readonly string[] };
+  /**
+   * `true`: left out of `resources/list`, `resources/templates/list` and `prompts/list`, yet still
+   * answered, under the gate, when a client names it: what a gateway does with a definition it
+   * withholds, whose every read is refused with a message saying why.
+   */
+  readonly unlisted?: boolean;
   readonly [key: string]: unknown;
 }
 

@@ -26,7 +26,7 @@ export function servedPrompt(planned: PlannedItem<'prompts'>, context: ServedCat
     return definePrompt({
       name: planned.name,
       description: WITHHELD_DESCRIPTION,
-      meta: { ...meta, withheld: true, withheldItem: withheld },
+      meta: { ...meta, withheld: true, withheldItem: withheld, unlisted: true },
       get: () => {
         throw withheldError(withheld);
       },

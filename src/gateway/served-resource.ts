@@ -48,7 +48,7 @@ export function servedResource(
       name: planned.item.name,
       ...where,
       description: WITHHELD_DESCRIPTION,
-      meta: { ...meta, withheld: true, withheldItem: withheld },
+      meta: { ...meta, withheld: true, withheldItem: withheld, unlisted: true },
       read: () => {
         throw withheldError(withheld);
       },
@@ -100,7 +100,7 @@ export function servedResource(
   });
 }
 
-/** The description a withheld resource or prompt is listed with: its own text never reaches the model. */
+/** The description a withheld resource or prompt stands in with (it is not listed): its own text never reaches the model. */
 export const WITHHELD_DESCRIPTION =
   'Withheld by the gateway until an operator accepts its current definition. Reads and gets are refused.';
 

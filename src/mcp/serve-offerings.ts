@@ -50,12 +50,12 @@ export interface OfferingSettings {
 export function serveOfferings(server: Server, registry: Registry, settings: OfferingSettings): () => void {
   const { pageSize, stateOf } = settings;
   server.setRequestHandler('resources/list', (request): ListResourcesResult => {
-    const statics = registry.resources().filter((resource) => !resource.uriTemplate);
+    const statics = registry.resources().filter((resource) => !resource.uriTemplate && listed(resource));
     const { items, nextCursor } = page(statics, request.params?.cursor, pageSize, 'resource');
     return { resources: items.map(listedResource), ...(nextCursor ? { nextCursor } : {}) };
   });
   server.setRequestHandler('resources/templates/list', (request): ListResourceTemplatesResult => {
-    const templates = registry.resources().filter((resource) => resource.uriTemplate);
+    const templates = registry.resources().filter((resource) => resource.uriTemplate && listed(resource));
     const { items, nextCursor } = page(templates, request.params?.cursor, pageSize, 'resource template');
     return { resourceTemplates: items.map(listedTemplate), ...(nextCursor ? { nextCursor } : {}) };
   });
@@ -65,7 +65,8 @@ export function serveOfferings(server: Server, registry: Registry, settings: Off
     return answered(() => registry.readResource(uri, options)) as Promise<ReadResourceResult>;
   });
   server.setRequestHandler('prompts/list', (request): ListPromptsResult => {
-    const { items, nextCursor } = page(registry.prompts(), request.params?.cursor, pageSize, 'prompt');
+    const prompts = registry.prompts().filter(listed);
+    const { items, nextCursor } = page(prompts, request.params?.cursor, pageSize, 'prompt');
     return { prompts: items.map(listedPrompt), ...(nextCursor ? { nextCursor } : {}) };
   });
   server.setRequestHandler('prompts/get', async (request, ctx) => {
@@ -171,6 +172,11 @@ function page<T>(
   return end < items.length
     ? { items: items.slice(offset, end), nextCursor: encodeCursor(end) }
     : { items: items.slice(offset, end) };
+}
+
+/** Whether an offering is listed (`meta.unlisted` leaves it out of the lists, never out of reach). */
+function listed(offering: Resource | Prompt): boolean {
+  return offering.meta.unlisted !== true;
 }
 
 function listedResource(resource: Resource): ListResourcesResult['resources'][number] {

@@ -138,7 +138,11 @@ export async function getPrompt(
 ): Promise<GetPromptResult> {
   const prompt = catalog.get(name);
   if (!prompt) {
-    const names = catalog.list().map((each) => each.name);
+    // Only the listed ones: an unlisted prompt is named to nobody who did not name it.
+    const names = catalog
+      .list()
+      .filter((each) => each.meta.unlisted !== true)
+      .map((each) => each.name);
     throw new RegistryRequestError(
       'not_found',
       'prompt',

@@ -291,10 +291,11 @@ describe('under the gate', () => {
 });
 
 describe('pinned and linted', () => {
-  test('a prompt whose pinned text changed is withheld: listed with neutral text, its get refused, until gateway pin', async () => {
+  test('a prompt whose pinned text changed is withheld: not listed, its get refused, until gateway pin', async () => {
     const client = await connect();
-    const listed = (await client.listPrompts()).prompts.find((prompt) => prompt.name === CHANGED_PROMPT);
-    expect(listed?.description).toMatch(/^Withheld by the gateway/);
+    const listed = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
+    expect(listed).not.toContain(CHANGED_PROMPT);
+    expect(listed.length).toBeGreaterThan(0);
     await expect(client.getPrompt({ name: CHANGED_PROMPT })).rejects.toThrow(/toolpact gateway pin/);
     const everything = gateway.status().find((server) => server.name === 'everything')!;
     expect(everything.catalog.withheld.map((item) => `${item.kind} ${item.key} ${item.reason}`)).toEqual([
@@ -309,6 +310,8 @@ describe('pinned and linted', () => {
     gateway.pin();
     const got = await client.getPrompt({ name: CHANGED_PROMPT });
     expect(got.messages[0]?.content).toMatchObject({ type: 'text' });
+    // Accepted, it is listed again.
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toContain(CHANGED_PROMPT);
     const lock = JSON.parse(readFileSync(join(dir, 'config.lock.json'), 'utf8'));
     expect(lock.servers.everything.prompts[CHANGED_PROMPT].digest).not.toBe(`sha256:${'0'.repeat(64)}`);
   });

@@ -49,6 +49,13 @@ const registry = new Registry()
     watched('clock'),
     watched('weather'),
     defineResource({
+      name: 'hidden',
+      uri: 'test://hidden',
+      description: 'Read by name only.',
+      meta: { unlisted: true },
+      read: () => 'found by name',
+    }),
+    defineResource({
       name: 'note',
       template: 'test://notes/{name}',
       description: 'One note, by name.',
@@ -67,6 +74,12 @@ const registry = new Registry()
         tone: { description: 'How.' },
       },
       get: ({ name, tone }) => `Say hello to ${name}${tone ? `, ${tone}` : ''}.`,
+    }),
+    definePrompt({
+      name: 'quiet',
+      description: 'Got by name only.',
+      meta: { unlisted: true },
+      get: () => 'Say nothing.',
     }),
   );
 
@@ -166,6 +179,17 @@ describe.each(['legacy', 'modern'] as const)('the %s era', (era) => {
     expect((await client.readResource({ uri: 'test://notes/todo' })).contents).toEqual([
       { uri: 'test://notes/todo', mimeType: 'text/plain', text: 'note todo' },
     ]);
+  });
+
+  test('an unlisted resource or prompt (meta.unlisted) is left out of the lists and still answered by name', async () => {
+    expect((await client.listResources()).resources.map((resource) => resource.uri)).not.toContain(
+      'test://hidden',
+    );
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['greet']);
+    expect((await client.readResource({ uri: 'test://hidden' })).contents).toEqual([
+      { uri: 'test://hidden', text: 'found by name' },
+    ]);
+    expect((await client.getPrompt({ name: 'quiet' })).messages).toHaveLength(1);
   });
 
   test('an unknown URI is resource-not-found with the URI in data, and no stack or path', async () => {
