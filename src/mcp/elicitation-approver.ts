@@ -47,7 +47,8 @@ export function elicitationApprover(options: ElicitationApproverOptions = {}): A
           : 'it needs approval and nobody is there to give it',
       };
     }
-    const offerSession = options.offerSession ?? mcp.sessionId === undefined;
+    // Revision 2026-07-28 has no session: an approval "for the session" would hold for every client.
+    const offerSession = options.offerSession ?? (mcp.sessionId === undefined && mcp.era === 'legacy');
     try {
       const answer = await mcp.elicit(approvalQuestion(request, offerSession));
       if (answer.action !== 'accept') {
@@ -75,10 +76,8 @@ export function elicitationApprover(options: ElicitationApproverOptions = {}): A
 export function approvalQuestion(pending: PendingApproval, offerSession: boolean) {
   const choices = offerSession ? ['once', 'session', 'deny'] : ['once', 'deny'];
   const args = JSON.stringify(redactValue(pending.arguments)) ?? '{}';
-  const message =
-    `Allow the tool "${pending.tool.name}" (${pending.tool.category}) to run` +
-    `${pending.decision.reason ? ` (${pending.decision.reason})` : ''}? ` +
-    `Arguments: ${args.length > 500 ? `${args.slice(0, 500)}…` : args}`;
+  const reason = pending.decision.reason ? ` (${pending.decision.reason})` : '';
+  const message = `${questionOf(pending)}${reason}? Arguments: ${args.length > 500 ? `${args.slice(0, 500)}…` : args}`;
   return {
     message,
     requestedSchema: {
@@ -96,6 +95,23 @@ export function approvalQuestion(pending: PendingApproval, offerSession: boolean
       required: ['decision'],
     },
   };
+}
+
+/** What is asked, by its target: a tool's run, a resource's read, a prompt's get, a server's sampling. */
+function questionOf(pending: PendingApproval): string {
+  const name = pending.tool.name;
+  switch (pending.target) {
+    case 'resource':
+      return `Allow reading the resource "${name}"`;
+    case 'prompt':
+      return `Allow getting the prompt "${name}"`;
+    case 'sampling': {
+      const server = (pending.arguments as { server?: unknown } | undefined)?.server;
+      return `Allow the MCP server ${typeof server === 'string' ? `"${server}" ` : ''}to ask your model for a completion`;
+    }
+    default:
+      return `Allow the tool "${name}" (${pending.tool.category}) to run`;
+  }
 }
 
 /**

@@ -47,9 +47,11 @@ export interface McpRequestContext {
   readonly clientCapabilities: ClientCapabilities | undefined;
   readonly clientInfo: Implementation | undefined;
   /**
-   * Whether the client can answer a form elicitation pushed in the middle of the call (the gate's
-   * elicitation approver reads it). Never on the modern era, which has no server-to-client requests:
-   * there `elicit`, `sample` and `listRoots` ask through input-required results instead.
+   * Whether the client can answer a form elicitation in the middle of the call (the gate's
+   * elicitation approver reads it): pushed on the legacy era; on the modern era, which has no
+   * server-to-client requests, only in a held call (`meta.inputRounds: 'held'`), whose question
+   * travels in its next input-required round. A modern call that runs again per round asks through
+   * `elicit`, `sample` and `listRoots` instead.
    */
   readonly canElicit: boolean;
   /**
@@ -283,7 +285,10 @@ class RequestContext implements McpRequestContext {
     return principalFromAuthInfo(this.#ctx.http?.authInfo);
   }
   get canElicit(): boolean {
-    return this.#canServerRequest && supportsFormElicitation(this.clientCapabilities);
+    // A held call of revision 2026-07-28 waits for its answers across requests, so it can be asked
+    // in the middle of its run (its question travels in the next input-required round).
+    const reachable = this.#canServerRequest || (this.era === 'modern' && holds.has(this));
+    return reachable && supportsFormElicitation(this.clientCapabilities);
   }
 
   async progress(progress: number, total?: number, message?: string): Promise<void> {

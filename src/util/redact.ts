@@ -5,6 +5,10 @@ export const REDACTED = '[REDACTED]';
 const SECRET_KEY =
   /pass(?:word|wd|phrase)|^pass$|^pwd$|secret|token|api[-_]?key|apikey|access[-_]?key|private[-_]?key|auth(?:orization)?$|credential|cookie|session[-_]?id|^bearer$|signature/i;
 
+// Keys that name a count of tokens (a model's budget), not a secret: `maxTokens`, `num_tokens`, `tokenCount`.
+const TOKEN_COUNT_KEY =
+  /^(?:max|min|num|total|used|input|output)[-_]?tokens$|^tokens?[-_]?(?:count|limit|budget|used)$/i;
+
 // Token shapes, each linear (no nested quantifiers): provider keys, cloud keys, JWTs, PEM blocks.
 const SECRET_SHAPES: readonly RegExp[] = [
   /\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}/g,
@@ -82,7 +86,9 @@ export function redactValue(value: unknown, depth = 0): unknown {
     }
     const safeKey = key === '__proto__' ? '[__proto__]' : redactText(key);
     copy[safeKey] =
-      SECRET_KEY.test(key) && item !== null && item !== undefined ? REDACTED : redactValue(item, depth + 1);
+      SECRET_KEY.test(key) && !TOKEN_COUNT_KEY.test(key) && item !== null && item !== undefined
+        ? REDACTED
+        : redactValue(item, depth + 1);
   }
   return copy;
 }

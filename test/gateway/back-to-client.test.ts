@@ -70,7 +70,7 @@ async function connectClient(able: boolean): Promise<{ client: Client; asked: As
     });
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       // The gateway's own approval question, for an ask: the user allows it once.
-      if (String(request.params.message).startsWith('Allow the tool "sampling"')) {
+      if (String(request.params.message).startsWith('Allow the MCP server "everything" to ask your model')) {
         asked.approvals.push(String(request.params.message));
         return { action: 'accept', content: { decision: 'once' } };
       }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { readGatewayConfig } from '../../src/gateway/config/index.js';
 import { type Gateway, startGateway } from '../../src/gateway/gateway.js';
 import type { CallRecord } from '../../src/index.js';
-import { type RunningHttpServer, serveHttp } from '../../src/mcp/index.js';
+import { elicitationApprover, type RunningHttpServer, serveHttp } from '../../src/mcp/index.js';
 import { RequestStateSealer } from '../../src/mcp/request-state.js';
 import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
 import { modernRequest, ROOT } from '../mcp/support/wire.js';
@@ -37,8 +37,11 @@ beforeAll(async () => {
       mcpServers: {
         modern: { command: process.execPath, args: ['--import', 'tsx', MODERN] },
         asking: { command: process.execPath, args: [ASKING], env: { ASKING_LOG: askingLog } },
+        careful: { command: process.execPath, args: [ASKING] },
       },
-      toolpact: { servers: { modern: { roots: 'client' }, asking: { roots: 'client' } } },
+      toolpact: {
+        servers: { modern: { roots: 'client' }, asking: { roots: 'client' }, careful: { prefix: 'always' } },
+      },
     }),
   );
   const gate = createPolicyGate(
@@ -50,13 +53,19 @@ beforeAll(async () => {
           source: ['mcp:modern', 'mcp:asking'],
           target: ['tool', 'resource', 'prompt', 'sampling'],
         },
+        // careful's tools are allowed; its sampling is not named, so it asks.
+        { id: 'careful-tools', action: 'allow', source: 'mcp:careful' },
       ],
     }),
   );
   gateway = await startGateway({
     config: readGatewayConfig(file),
     watch: false,
-    registry: { ...gate.registryOptions, observe: (record) => void audit.push(record) },
+    registry: {
+      ...gate.registryOptions,
+      approver: elicitationApprover(),
+      observe: (record) => void audit.push(record),
+    },
   });
   await gateway.firstListing();
   running = await serveHttp(gateway.registry, {
@@ -163,6 +172,52 @@ describe('a legacy server that pushes its questions in the middle of its one run
     });
     expect(late.result?.isError).toBe(true);
     expect(textOf(late)).toMatch(/no longer running|expired/);
+  });
+});
+
+describe('sampling the policy asks about, for a 2026-07-28 client', () => {
+  const sampled = {
+    role: 'assistant',
+    content: { type: 'text', text: 'Oslo' },
+    model: 'test',
+    stopReason: 'endTurn',
+  };
+
+  test('the approval form is asked in a round of the held call, then the sampling itself', async () => {
+    const first = await call('careful_ask_model');
+    const [approvalKey, approval] = Object.entries(first.result?.inputRequests ?? {})[0]!;
+    expect(approval?.method).toBe('elicitation/create');
+    expect(String(approval?.params.message)).toMatch(
+      /^Allow the MCP server "careful" to ask your model for a completion .*"maxTokens":5/,
+    );
+    // Revision 2026-07-28 has no session to approve for: once or deny.
+    expect(JSON.stringify(approval?.params.requestedSchema)).not.toContain('session');
+    const second = await call('careful_ask_model', {
+      requestState: first.result?.requestState,
+      inputResponses: { [approvalKey]: { action: 'accept', content: { decision: 'once' } } },
+    });
+    const [samplingKey, sampling] = Object.entries(second.result?.inputRequests ?? {})[0]!;
+    expect(sampling?.method).toBe('sampling/createMessage');
+    const done = await call('careful_ask_model', {
+      requestState: second.result?.requestState,
+      inputResponses: { [samplingKey]: sampled },
+    });
+    expect(textOf(done)).toBe('model said Oslo');
+  });
+
+  test('denied in the form, the model is never asked and the server is told', async () => {
+    const first = await call('careful_ask_model');
+    const [approvalKey] = Object.keys(first.result?.inputRequests ?? {});
+    const done = await call('careful_ask_model', {
+      requestState: first.result?.requestState,
+      inputResponses: { [approvalKey!]: { action: 'accept', content: { decision: 'deny' } } },
+    });
+    // No further round: the model is not asked; the server heard why, and its tool failed on it.
+    expect(done.result?.inputRequests).toBeUndefined();
+    expect(done.result?.isError).toBe(true);
+    expect(textOf(done)).toMatch(
+      /policy refused "sampling\/createMessage" from "careful": .*the user denied/,
+    );
   });
 });
 

@@ -178,6 +178,26 @@ describe('redaction', () => {
     });
   });
 
+  test('a count of tokens is not a secret: maxTokens and the like are kept, their neighbours still redacted', () => {
+    expect(
+      redactValue({
+        maxTokens: 100,
+        num_tokens: 7,
+        tokenCount: 3,
+        accessToken: 'a',
+        tokens: 'b',
+        max_token: 'c',
+      }),
+    ).toEqual({
+      maxTokens: 100,
+      num_tokens: 7,
+      tokenCount: 3,
+      accessToken: '[REDACTED]',
+      tokens: '[REDACTED]',
+      max_token: '[REDACTED]',
+    });
+  });
+
   test.each(SECRETS.slice(0, 5))('the token shape %s is redacted inside text', (secret) => {
     expect(redactText(`use ${secret} now`)).toBe('use [REDACTED] now');
   });
