@@ -40,6 +40,7 @@ import {
   complete,
   getPrompt,
   type OfferingGate,
+  type OfferingGateRequest,
   readResource,
   subscribeResource,
 } from './offering-requests.js';
@@ -128,6 +129,21 @@ export class RegistryCloseError extends AggregateError {
 const RESULT_VALIDATION_MODES: readonly ResultValidation[] = ['error', 'warn', 'off'];
 
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
+
+/** What the gate is asked about a read, a get or a completion, with the call's id and state. */
+function offeringGateRequest(
+  request: OfferingGateRequest,
+  options: CallOptions,
+): GateRequest & { readonly target: GateTarget } {
+  return {
+    target: request.target,
+    tool: request.contract,
+    meta: request.meta,
+    arguments: request.arguments,
+    callId: options.callId,
+    state: options.state,
+  };
+}
 
 /** How a completion answers the gate's `ask`: no person is asked to let suggestions be seen. */
 const COMPLETION_ASK = () =>
@@ -630,17 +646,7 @@ export class Registry {
 
   /** The gate of resource reads and prompt gets. */
   readonly #offeringGate: OfferingGate = (request, options) =>
-    this.gate(
-      {
-        target: request.target,
-        tool: request.contract,
-        meta: request.meta,
-        arguments: request.arguments,
-        callId: options.callId,
-        state: options.state,
-      },
-      options,
-    );
+    this.gate(offeringGateRequest(request, options), options);
 
   /**
    * The gate's decision alone, for what must not ask a person nor take an approval meant for a read
@@ -651,14 +657,7 @@ export class Registry {
     const settings = { ...this.#settings, approver: undefined, approvalQueue: undefined };
     return gateCall(
       settings,
-      {
-        target: request.target,
-        tool: request.contract,
-        meta: request.meta,
-        arguments: request.arguments,
-        callId: options.callId,
-        state: options.state,
-      },
+      offeringGateRequest(request, options),
       { ...options, resume: undefined, onAsk: COMPLETION_ASK },
       undefined,
     );
