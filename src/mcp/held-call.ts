@@ -130,7 +130,7 @@ const JOIN_TURNS = 3;
  * waits on it (an input-required result) rather than the run.
  */
 export class HeldCall {
-  readonly id = randomBytes(16).toString('base64url');
+  #id: string | undefined;
   readonly #controller = new AbortController();
   readonly #round: HeldRound;
   readonly #context: McpRequestContext;
@@ -142,6 +142,12 @@ export class HeldCall {
     this.#round = new HeldRound(context.clientCapabilities);
     holdRequestContext(context, this.#controller.signal);
     useInputRound(context, this.#round);
+  }
+
+  /** The id its sealed state names it by (made when first asked for: most calls never ask). */
+  get id(): string {
+    this.#id ??= randomBytes(16).toString('base64url');
+    return this.#id;
   }
 
   /** The run's signal: aborted when the call is given up (cancelled, expired, refused). */
