@@ -11,6 +11,7 @@ import {
   pageSizeOf,
 } from './create-mcp-server.js';
 import { followStdioListens } from './listen-watch.js';
+import { abandonHeldCalls } from './modern-call.js';
 import { RequestStateSealer } from './request-state.js';
 import { ResourceWatchers } from './resource-watchers.js';
 
@@ -113,6 +114,8 @@ export async function serveStdio(
     stopKinds();
     listens.close();
     watchers.close();
+    // The calls still waiting for the client's answers end with its connection.
+    abandonHeldCalls(approvals);
   };
   closed.then(stop, stop);
   return {
