@@ -102,7 +102,11 @@ export async function modernCall(
       call.abandon(new Error('The client answered a question with a response of another kind.'));
       throwMisanswered(name, misanswered);
     }
-    return drive(name, states, binding, call, context, carried.granted);
+    const driven = await drive(name, states, binding, call, context, carried.granted);
+    const lacking =
+      'envelope' in driven ? clientLacks(driven.envelope, context.clientCapabilities) : undefined;
+    if (lacking) throw missingCapability(name, lacking);
+    return driven;
   }
   const capabilities = context.clientCapabilities;
   const ask = approvalAsk(states !== undefined && supportsFormElicitation(capabilities));

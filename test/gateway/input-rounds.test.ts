@@ -18,6 +18,7 @@ import { modernRequest, ROOT } from '../mcp/support/wire.js';
 const ALL = { elicitation: { form: {} }, sampling: {}, roots: {} };
 const MODERN = join(ROOT, 'test', 'fixtures', 'mcp', 'conformance', 'serve-stdio.ts');
 const ASKING = join(ROOT, 'test', 'fixtures', 'gateway', 'asking-server.mjs');
+const IN_TURN = join(ROOT, 'test', 'fixtures', 'gateway', 'asking-in-turn.ts');
 const WINDOW_MS = 1_500;
 
 let dir: string;
@@ -38,6 +39,7 @@ beforeAll(async () => {
         modern: { command: process.execPath, args: ['--import', 'tsx', MODERN] },
         asking: { command: process.execPath, args: [ASKING], env: { ASKING_LOG: askingLog } },
         careful: { command: process.execPath, args: [ASKING] },
+        inturn: { command: process.execPath, args: ['--import', 'tsx', IN_TURN] },
       },
       toolpact: {
         servers: { modern: { roots: 'client' }, asking: { roots: 'client' }, careful: { prefix: 'always' } },
@@ -50,7 +52,7 @@ beforeAll(async () => {
         {
           id: 'all',
           action: 'allow',
-          source: ['mcp:modern', 'mcp:asking'],
+          source: ['mcp:modern', 'mcp:asking', 'mcp:inturn'],
           target: ['tool', 'resource', 'prompt', 'sampling'],
         },
         // careful's tools are allowed; its sampling is not named, so it asks.
@@ -256,6 +258,22 @@ describe('a 2026-07-28 server that answers with input-required results', () => {
   test("the server's -32021 for a capability the client did not declare reaches the client as -32021", async () => {
     const refused = await call('test_missing_capability', {}, {});
     expect(refused.error?.code).toBe(-32021);
+  });
+
+  test("a -32021 the server answers in a later round (the client declared the form, not the model) is the client's -32021", async () => {
+    const formOnly = { elicitation: { form: {} } };
+    const first = await call('confirm_then_sample', {}, formOnly);
+    expect(Object.keys(first.result?.inputRequests ?? {})).toEqual(['go_on']);
+    const refused = await call(
+      'confirm_then_sample',
+      {
+        requestState: first.result?.requestState,
+        inputResponses: { go_on: { action: 'accept', content: { ok: true } } },
+      },
+      formOnly,
+    );
+    expect(refused.error?.code).toBe(-32021);
+    expect(JSON.stringify(refused.error?.data)).toContain('sampling');
   });
 
   test('a prompt that asks: prompts/get answers input-required, then the prompt', async () => {
