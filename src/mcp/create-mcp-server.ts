@@ -19,7 +19,7 @@ import { ToolDefinitionError } from '../errors/index.js';
 import type { Registry } from '../registry/registry.js';
 import { toMcpCallResult, toMcpTool } from '../schema/mcp.js';
 import { closestNames } from '../util/closest.js';
-import { modernCall, promptRounds } from './modern-call.js';
+import { modernCall, offeringRounds } from './modern-call.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor } from './pagination.js';
 import {
   createRequestContext,
@@ -263,11 +263,11 @@ export function buildMcpServer(
     pageSize,
     stateOf: (ctx) => stateOf(createRequestContext(server, ctx, threshold, traits.serverRequests)),
     subscriptions: traits.listChanged,
-    // A prompt asks the client on revision 2026-07-28 as a tool does: in input-required rounds.
-    promptRounds: (ctx, name, args, get) => {
+    // A prompt or a resource asks the client on revision 2026-07-28 as a tool does: in input-required rounds.
+    rounds: (ctx, kind, name, args, run) => {
       const context = createRequestContext(server, ctx, threshold, traits.serverRequests);
-      if (!approvals || !isModernRequest(ctx)) return get(stateOf(context));
-      return promptRounds(name, args, ctx, context, approvals, () => get(stateOf(context)));
+      if (!approvals || !isModernRequest(ctx)) return run(stateOf(context));
+      return offeringRounds(kind, name, args, ctx, context, approvals, () => run(stateOf(context)));
     },
   });
   const previousClose = server.onclose;

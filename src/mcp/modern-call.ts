@@ -222,14 +222,16 @@ function heldGone(name: string): Envelope {
 }
 
 /**
- * A `prompts/get` of revision 2026-07-28 whose prompt asks the client (`mcp.elicit/sample/listRoots`
- * in its `get`): the same rounds as a tool's, with the state bound to the prompt, its arguments and
- * the caller. `get` runs the prompt with the request's context as its state.
+ * A `prompts/get` or `resources/read` of revision 2026-07-28 whose prompt or resource asks the client
+ * (`mcp.elicit/sample/listRoots` in its `get` or `read`): the same rounds as a tool's, with the state
+ * bound to the prompt (or the URI), its arguments and the caller. `get` runs it with the request's
+ * context as its state, again each round (a get or a read may be repeated).
  *
  * @example
- * const answer = await promptRounds(name, args, ctx, context, states, () => registry.getPrompt(name, args, options));
+ * const answer = await offeringRounds('prompt', name, args, ctx, context, states, () => registry.getPrompt(name, args, options));
  */
-export async function promptRounds<T>(
+export async function offeringRounds<T>(
+  kind: 'prompt' | 'resource',
   name: string,
   args: unknown,
   ctx: ServerContext,
@@ -239,7 +241,7 @@ export async function promptRounds<T>(
 ): Promise<T | InputRequiredResult> {
   const caller = principalOf(context);
   const binding = bindingFor(
-    `prompt:${name}`,
+    `${kind}:${name}`,
     args,
     undefined,
     caller === undefined ? undefined : principalKey(caller),

@@ -27,15 +27,17 @@ export interface OfferingSettings {
   /** Whether the connection can carry `notifications/resources/updated` (a legacy session or stdio). */
   readonly subscriptions: boolean;
   /**
-   * Runs a `prompts/get` whose prompt may ask the client (`get(state)` runs it with a state): on
-   * revision 2026-07-28 as input-required rounds. Without it a get runs with `stateOf(ctx)`.
+   * Runs a `prompts/get` or a `resources/read` whose prompt or resource may ask the client (`run(state)`
+   * runs it with a state): on revision 2026-07-28 as input-required rounds. Without it, it runs with
+   * `stateOf(ctx)`.
    */
-  readonly promptRounds?: (
+  readonly rounds?: <T>(
     ctx: ServerContext,
+    kind: 'prompt' | 'resource',
     name: string,
     args: unknown,
-    get: (state: unknown) => Promise<GetPromptResult>,
-  ) => Promise<GetPromptResult | InputRequiredResult>;
+    run: (state: unknown) => Promise<T>,
+  ) => Promise<T | InputRequiredResult>;
 }
 
 /**
@@ -59,10 +61,13 @@ export function serveOfferings(server: Server, registry: Registry, settings: Off
     const { items, nextCursor } = page(templates, request.params?.cursor, pageSize, 'resource template');
     return { resourceTemplates: items.map(listedTemplate), ...(nextCursor ? { nextCursor } : {}) };
   });
-  server.setRequestHandler('resources/read', async (request, ctx): Promise<ReadResourceResult> => {
+  server.setRequestHandler('resources/read', async (request, ctx) => {
     const uri = request.params.uri;
-    const options = { signal: ctx.mcpReq.signal, callId: String(ctx.mcpReq.id), state: stateOf(ctx) };
-    return answered(() => registry.readResource(uri, options)) as Promise<ReadResourceResult>;
+    const read = (state: unknown) =>
+      answered(() =>
+        registry.readResource(uri, { signal: ctx.mcpReq.signal, callId: String(ctx.mcpReq.id), state }),
+      ) as Promise<ReadResourceResult>;
+    return settings.rounds ? settings.rounds(ctx, 'resource', uri, {}, read) : read(stateOf(ctx));
   });
   server.setRequestHandler('prompts/list', (request): ListPromptsResult => {
     const prompts = registry.prompts().filter(listed);
@@ -75,7 +80,7 @@ export function serveOfferings(server: Server, registry: Registry, settings: Off
       answered(() =>
         registry.getPrompt(name, args, { signal: ctx.mcpReq.signal, callId: String(ctx.mcpReq.id), state }),
       ) as Promise<GetPromptResult>;
-    return settings.promptRounds ? settings.promptRounds(ctx, name, args ?? {}, get) : get(stateOf(ctx));
+    return settings.rounds ? settings.rounds(ctx, 'prompt', name, args ?? {}, get) : get(stateOf(ctx));
   });
   server.setRequestHandler('completion/complete', async (request, ctx): Promise<CompleteResult> => {
     const { ref, argument, context } = request.params;

@@ -97,15 +97,18 @@ interface Answer {
 /** One revision 2026-07-28 request to `url` (the gateway's, unless another is named). */
 function sendTo(
   url: string,
-  method: 'tools/call' | 'prompts/get',
+  method: 'tools/call' | 'prompts/get' | 'resources/read',
   params: Record<string, unknown>,
   capabilities: object = ALL,
 ): Promise<Answer> {
   return modernRequest(url, method, params, capabilities) as Promise<Answer>;
 }
 
-const send = (method: 'tools/call' | 'prompts/get', params: Record<string, unknown>, capabilities?: object) =>
-  sendTo(running.url, method, params, capabilities);
+const send = (
+  method: 'tools/call' | 'prompts/get' | 'resources/read',
+  params: Record<string, unknown>,
+  capabilities?: object,
+) => sendTo(running.url, method, params, capabilities);
 
 const call = (name: string, extra: Record<string, unknown> = {}, capabilities?: object) =>
   send('tools/call', { name, arguments: {}, ...extra }, capabilities);
@@ -274,6 +277,17 @@ describe('a 2026-07-28 server that answers with input-required results', () => {
     );
     expect(refused.error?.code).toBe(-32021);
     expect(JSON.stringify(refused.error?.data)).toContain('sampling');
+  });
+
+  test('a resource whose read asks: resources/read answers input-required, then the contents', async () => {
+    const first = await send('resources/read', { uri: 'inturn://chosen-note' });
+    expect(Object.keys(first.result?.inputRequests ?? {})).toEqual(['which']);
+    const done = await send('resources/read', {
+      uri: 'inturn://chosen-note',
+      requestState: first.result?.requestState,
+      inputResponses: { which: { action: 'accept', content: { name: 'todo' } } },
+    });
+    expect(done.result?.contents).toEqual([{ uri: 'inturn://chosen-note', text: 'note todo' }]);
   });
 
   test('a prompt that asks: prompts/get answers input-required, then the prompt', async () => {

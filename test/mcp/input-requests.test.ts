@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as z from 'zod';
-import { definePrompt, defineTool, Registry } from '../../src/index.js';
+import { definePrompt, defineResource, defineTool, Registry } from '../../src/index.js';
 import { mcpContextOf, type RunningHttpServer, serveHttp } from '../../src/mcp/index.js';
 import { RequestStateSealer } from '../../src/mcp/request-state.js';
 import { invalidMessages, type Recording, recordingFetch, text } from './support/wire.js';
@@ -130,6 +130,17 @@ beforeAll(async () => {
         get: async (_args, { state }) => {
           const answer = await mcp(state).elicit({ message: 'Focus?', requestedSchema: nameForm });
           return `Review the ${String(answer.content?.name)} code.`;
+        },
+      }),
+    )
+    .registerResource(
+      defineResource({
+        name: 'greeting',
+        template: 'greeting://{lang}',
+        description: 'A greeting for the user, in a language, asking the user for a name.',
+        read: async (_uri, { lang }, { state }) => {
+          const answer = await mcp(state).elicit({ message: 'Your name?', requestedSchema: nameForm });
+          return `${lang === 'fr' ? 'Bonjour' : 'Hello'}, ${String(answer.content?.name)}!`;
         },
       }),
     );
@@ -277,6 +288,14 @@ describe('the v2 Client on revision 2026-07-28 answers the rounds itself', () =>
       { role: 'user', content: { type: 'text', text: 'Review the Alice code.' } },
     ]);
     expect(asked).toEqual(['Focus?']);
+    await modern.close();
+  });
+
+  test('a resource asks as a prompt does: resources/read comes back with the answer in it', async () => {
+    const { client: modern, asked } = await client('modern', recording, pending);
+    const read = await modern.readResource({ uri: 'greeting://fr' });
+    expect(read.contents).toEqual([{ uri: 'greeting://fr', text: 'Bonjour, Alice!' }]);
+    expect(asked).toEqual(['Your name?']);
     await modern.close();
   });
 

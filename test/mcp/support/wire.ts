@@ -218,7 +218,10 @@ export async function modernRequest(
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': method,
-      ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
+      // The revision's Mcp-Name: a tool's or prompt's name, a resource's URI.
+      ...(typeof (params.name ?? params.uri) === 'string'
+        ? { 'mcp-name': String(params.name ?? params.uri) }
+        : {}),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
