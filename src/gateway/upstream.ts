@@ -263,7 +263,7 @@ export class Upstream {
               this.#options,
               (round) =>
                 connection.client.readResource(
-                  { uri, ...round },
+                  { uri, ...round, ...this.#metaOf(connection, caller) },
                   { ...options, cacheMode: 'bypass', allowInputRequired: true },
                 ),
             )
@@ -287,7 +287,7 @@ export class Upstream {
               this.#options,
               (round) =>
                 connection.client.getPrompt(
-                  { name, arguments: args, ...round },
+                  { name, arguments: args, ...round, ...this.#metaOf(connection, caller) },
                   { ...options, allowInputRequired: true },
                 ),
             )

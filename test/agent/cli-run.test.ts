@@ -1,5 +1,4 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +10,7 @@ import {
 } from '../../examples/agent/fake-model-server.js';
 import { execute } from '../../src/cli/main.js';
 import { readAuditLog } from '../../src/policy/index.js';
+import { freePort } from '../support/free-port.js';
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 let server: FakeModelServer;
@@ -231,14 +231,3 @@ describe('toolpact run set-up errors exit 2 and say what is missing', () => {
     expect(noModel.stderr).toContain('--model');
   });
 });
-
-/** A port with nothing listening on it: bound, read, and closed again. */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}

@@ -290,6 +290,12 @@ describe('a 2026-07-28 server that answers with input-required results', () => {
     expect(done.result?.contents).toEqual([{ uri: 'inturn://chosen-note', text: 'note todo' }]);
   });
 
+  test('a read is sent with what the reader can answer: to a reader without elicitation, the server refuses rather than asks', async () => {
+    const refused = await send('resources/read', { uri: 'inturn://chosen-note' }, { sampling: {} });
+    expect(refused.result?.inputRequests).toBeUndefined();
+    expect(refused.error?.message).toMatch(/elicitation/);
+  });
+
   test('a prompt that asks: prompts/get answers input-required, then the prompt', async () => {
     const first = await send('prompts/get', { name: 'test_input_required_result_prompt' });
     expect(Object.keys(first.result?.inputRequests ?? {})).toEqual(['user_context']);

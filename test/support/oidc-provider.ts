@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { exportJWK, exportPKCS8, generateKeyPair, type JWK } from 'jose';
 // @ts-expect-error oidc-provider 8 ships no type declarations; the part used here is typed below.
 import OidcProvider, { errors as oidcErrors } from 'oidc-provider';
@@ -308,14 +308,7 @@ export async function signIn(
   throw new Error('too many redirects signing in');
 }
 
-/** A loopback port that was free a moment ago (for a server whose URL must be known before it starts). */
-export async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+export { freePort } from './free-port.js';
 
 /** A user's access token for `resource`: the authorization code flow with PKCE, the login driven by `signIn`. */
 export async function userToken(
