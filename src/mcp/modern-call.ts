@@ -102,11 +102,7 @@ export async function modernCall(
       call.abandon(new Error('The client answered a question with a response of another kind.'));
       throwMisanswered(name, misanswered);
     }
-    const driven = await drive(name, states, binding, call, context, carried.granted);
-    const lacking =
-      'envelope' in driven ? clientLacks(driven.envelope, context.clientCapabilities) : undefined;
-    if (lacking) throw missingCapability(name, lacking);
-    return driven;
+    return drive(name, states, binding, call, context, carried.granted);
   }
   const capabilities = context.clientCapabilities;
   const ask = approvalAsk(states !== undefined && supportsFormElicitation(capabilities));
@@ -123,9 +119,6 @@ export async function modernCall(
     const driven = await drive(name, states, binding, call, context, granted());
     if ('inputRequired' in driven) return driven;
     envelope = driven.envelope;
-    // The server behind the tool needed what this client did not declare: refused as it would have been.
-    const lacking = clientLacks(envelope, capabilities);
-    if (lacking) throw missingCapability(name, lacking);
   } else {
     round = new InputRound(capabilities, carried.answered ?? [], carried.asked ?? [], responses);
     if (states) useInputRound(context, round);
@@ -184,7 +177,12 @@ async function drive(
   granted: string | null | undefined,
 ): Promise<ModernOutcome> {
   const driven = await call.drive(context);
-  if ('envelope' in driven) return driven;
+  if ('envelope' in driven) {
+    // The server behind the tool needed what this client did not declare: refused as it would have been.
+    const lacking = clientLacks(driven.envelope, context.clientCapabilities);
+    if (lacking) throw missingCapability(name, lacking);
+    return driven;
+  }
   if ('missing' in driven) throw missingCapability(name, driven.missing);
   const requestState = states.seal(binding, {
     held: call.id,

@@ -374,6 +374,10 @@ describe('hostile retries', () => {
       inputResponses: { [key]: { action: 'accept', content: { ok: true } } },
     });
     expect(JSON.stringify(other)).not.toContain('noted');
+    // Refused as a state that does not answer this call, and the model was never asked.
+    expect(other.result?.isError).toBe(true);
+    expect(other.result?.inputRequests).toBeUndefined();
+    expect(textOf(other)).toMatch(/requestState/);
   });
 
   test('an answer of the wrong kind is a -32602 error naming the key', async () => {
