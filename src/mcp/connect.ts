@@ -109,7 +109,8 @@ export interface McpConnectOptions {
    * Longest wait for the probe's answer, in milliseconds. For a command (stdio) the default is 2,000:
    * the SDK probes in a short-lived second process of the server, and a legacy server that stays
    * silent on an unknown method stalls the connection until this passes, then counts as legacy (raise
-   * it for a server that takes longer to start, e.g. a cold `npx`). For a URL or a transport of yours
+   * it for a server that takes longer to start, e.g. a cold `npx`; a 2026-07-28-only server that was
+   * merely slow refuses `initialize` and is started again on its revision, at the cost of a process). For a URL or a transport of yours
    * the default is the request timeout (60,000): the probe runs on the connection itself, and silence
    * there is an outage that fails the connection, not a legacy verdict.
    */
@@ -185,6 +186,8 @@ const STDERR_TAIL = 2_000;
 /** Long enough for a local server to start and answer one request, short enough not to stall a CLI. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
 const MODERN_REVISION = '2026-07-28';
+/** The JSON-RPC error code of a refused protocol version (the SDK's `UnsupportedProtocolVersionError`). */
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Pages of one `tools/list` before a server's pagination counts as broken. */
 export const MAX_LIST_PAGES = 100;
 
@@ -211,6 +214,7 @@ export async function connectMcpServer(
   let what: string;
   let provider: StoredOAuthProvider | undefined;
   let makeHttp: (() => Transport) | undefined;
+  let makeStdio: (() => Transport) | undefined;
   if ('transport' in target) {
     transport = target.transport;
     what = 'the given transport';
@@ -247,29 +251,34 @@ export async function connectMcpServer(
       ...(target.cwd ? { cwd: target.cwd } : {}),
       stderr: 'pipe' as const,
     };
-    const grouped =
-      process.platform === 'win32'
-        ? undefined
-        : new (await import('./stdio-transport.js')).ProcessGroupStdioTransport(parameters, {
-            ...(options.screen ? { screen: options.screen } : {}),
-            ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
-          });
-    const stdio =
-      grouped ?? new (await import('@modelcontextprotocol/client/stdio')).StdioClientTransport(parameters);
-    if (grouped) {
-      closeReason = () => grouped.closeReason;
-      screened = true;
-    }
-    // Drain the child's stderr (a full pipe would block it) and keep its end for error messages.
-    stdio.stderr?.on('data', (chunk: Buffer) => {
-      tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);
-    });
-    transport = stdio;
+    const { ProcessGroupStdioTransport } = await import('./stdio-transport.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+    makeStdio = () => {
+      const grouped =
+        process.platform === 'win32'
+          ? undefined
+          : new ProcessGroupStdioTransport(parameters, {
+              ...(options.screen ? { screen: options.screen } : {}),
+              ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
+            });
+      const stdio = grouped ?? new StdioClientTransport(parameters);
+      if (grouped) {
+        closeReason = () => grouped.closeReason;
+        screened = true;
+      }
+      // Drain the child's stderr (a full pipe would block it) and keep its end for error messages.
+      tail = '';
+      stdio.stderr?.on('data', (chunk: Buffer) => {
+        tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+      });
+      return stdio;
+    };
+    transport = makeStdio();
     probeTimeoutMs ??= DEFAULT_PROBE_TIMEOUT_MS;
     what = `the MCP server started by "${[target.command, ...(target.args ?? [])].join(' ')}"`;
   }
   const { Client } = await import('@modelcontextprotocol/client');
-  const era = options.era ?? 'auto';
+  let era = options.era ?? 'auto';
   const newClient = () =>
     new Client(
       { name: options.clientInfo?.name ?? 'toolpact', version: options.clientInfo?.version ?? '0.1.0' },
@@ -299,6 +308,19 @@ export async function connectMcpServer(
         await client.connect(transport, prior ? { prior } : undefined);
         break;
       } catch (error) {
+        // A command whose probe went unanswered in time counts as legacy; a server that then refuses
+        // `initialize` because it speaks only 2026-07-28 was slow to start, not legacy: start it
+        // again, pinned to the revision it named.
+        if (makeStdio && era === 'auto' && !prior && speaksOnlyModern(error)) {
+          await client.close().catch(() => {});
+          era = 'modern';
+          // It answered, so it is there: its discovery gets the request timeout, not the probe's.
+          probeTimeoutMs = undefined;
+          transport = makeStdio();
+          client = newClient();
+          answerRequests(client);
+          continue;
+        }
         // A server that needs a sign-in: run it (when a way was given), then connect again.
         if (
           !provider ||
@@ -366,6 +388,21 @@ export async function connectMcpServer(
       })),
     close: () => client.close(),
   };
+}
+
+/** Whether a connection failed on an `initialize` that the server refused for speaking only 2026-07-28. */
+function speaksOnlyModern(error: unknown): boolean {
+  return (
+    findCause(error, (cause) => {
+      const { code, data } = cause as Error & { code?: unknown; data?: { supported?: unknown } };
+      const supported = data?.supported;
+      return (
+        code === UNSUPPORTED_PROTOCOL_VERSION &&
+        Array.isArray(supported) &&
+        supported.includes(MODERN_REVISION)
+      );
+    }) !== undefined
+  );
 }
 
 /** The client capabilities to declare: only what a handler was given for. */

@@ -82,7 +82,7 @@ test('inspect --mcp names the negotiated era: a modern-only server, and the fixt
     ['inspect', '--mcp', `${node} test/fixtures/mcp/modern-only-server.mjs`, '--format', 'json'],
     modern.io,
   );
-  expect(code).toBe(0);
+  expect(code, modern.stderr()).toBe(0);
   expect(JSON.parse(modern.stdout()).server).toEqual({
     name: 'modern-only',
     era: 'modern',

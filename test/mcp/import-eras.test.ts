@@ -244,6 +244,27 @@ test('a legacy server that stays silent on the probe is reached after the probe 
   }
 });
 
+test('a modern-only server too slow for the probe refuses initialize, and is started again on 2026-07-28; every process but the session is gone', async () => {
+  const server = peer(MODERN);
+  const registry = new Registry();
+  // No process answers in 1 ms: the probe always gives up, and the verdict falls to legacy.
+  const imported = await importMcpTools(registry, server.target, { probeTimeoutMs: 1 });
+  try {
+    expect(imported.era).toBe('modern');
+    expect(imported.prior.kind).toBe('modern');
+    const session = server.received('tools/list')[0]?.pid;
+    expect(session).toBeDefined();
+    const others = server.spawns().filter((pid) => pid !== session);
+    // The timed-out probe (if it got as far as logging) and the process that refused initialize.
+    expect(others.length).toBeLessThanOrEqual(2);
+    expect(await until(() => others.every((pid) => !alive(pid)))).toBe(true);
+    expect(await registry.call('add', { a: 2, b: 3 })).toEqual({ ok: true, result: { sum: 5 } });
+  } finally {
+    await imported.close();
+  }
+  expect(await until(() => server.spawns().every((pid) => !alive(pid)))).toBe(true);
+});
+
 test('era "modern" refuses a legacy-only server, and "legacy" a modern-only one, saying what was tried', async () => {
   const toLegacy = await importMcpTools(new Registry(), peer(LEGACY).target, {
     era: 'modern',
