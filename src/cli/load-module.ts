@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { importTypeScript } from '../config/import-typescript.js';
 import { type AnyTool, isTool } from '../contract/tool.js';
 import { isPrompt, type Prompt } from '../define/define-prompt.js';
 import { isResource, type Resource } from '../define/define-resource.js';
@@ -14,7 +15,8 @@ const EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']);
  * default export (a `Registry` or an array of tools), an export named `registry` or `tools`, otherwise
  * every named export that is a tool. Unless the module exports a `Registry` (which holds its own),
  * its resources and prompts are added too: the arrays exported as `resources` and `prompts`, and every
- * named export made by `defineResource` or `definePrompt`. TypeScript files are loaded with tsx.
+ * named export made by `defineResource` or `definePrompt`. TypeScript files load as ES modules through
+ * toolpact's own loader (`importTypeScript`).
  */
 export async function loadRegistry(modulePath: string, cwd: string): Promise<Registry> {
   const absolute = isAbsolute(modulePath) ? modulePath : resolve(cwd, modulePath);
@@ -32,8 +34,7 @@ export async function loadRegistry(modulePath: string, cwd: string): Promise<Reg
   let exports: Record<string, unknown>;
   try {
     if (extension === '.ts' || extension === '.mts' || extension === '.cts') {
-      const { tsImport } = await import('tsx/esm/api');
-      exports = (await tsImport(pathToFileURL(absolute).href, import.meta.url)) as Record<string, unknown>;
+      exports = await importTypeScript(absolute);
     } else {
       exports = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
     }
@@ -87,8 +88,8 @@ export function registryFromExports(exports: Record<string, unknown>, label: str
       throw new InputError(`In "${label}", the ${where} is neither a Registry nor an array of tools.`);
     }
   }
-  const tools = Object.entries(exports)
-    .filter(([key, value]) => key !== 'default' && isTool(value))
+  const tools = namedExports(exports)
+    .filter(([, value]) => isTool(value))
     .map(([, value]) => value as AnyTool);
   const registry = withOfferings(new Registry().register(...tools), exports, label);
   if (tools.length === 0 && registry.resources().length === 0 && registry.prompts().length === 0) {
@@ -118,10 +119,20 @@ function offered(
     const made = key === 'resources' ? 'defineResource()' : 'definePrompt()';
     throw new InputError(`In "${label}", the export "${key}" is not an array of ${key} made with ${made}.`);
   }
-  const named = Object.entries(exports)
-    .filter(([name, value]) => name !== 'default' && is(value))
+  const named = namedExports(exports)
+    .filter(([, value]) => is(value))
     .map(([, value]) => value);
   return [...new Set([...((listed as unknown[] | undefined) ?? []), ...named])];
+}
+
+/**
+ * The named exports in the order of their names, as an ES module's namespace lists them, whatever
+ * produced the object (a loader that keeps declaration order gives the same registry).
+ */
+function namedExports(exports: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(exports)
+    .filter(([name]) => name !== 'default')
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 // A Registry from another copy of toolpact (e.g. the user's own node_modules) still works.

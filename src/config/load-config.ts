@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { importTypeScript } from './import-typescript.js';
 
 /** The file names searched, in this order, in the directory given. */
 export const CONFIG_FILES: readonly string[] = Object.freeze([
@@ -55,8 +56,7 @@ async function readConfigFile(file: string, name: string): Promise<LoadedConfig[
   let exports: { default?: unknown };
   try {
     if (name.endsWith('.ts') || name.endsWith('.mts')) {
-      const { tsImport } = await import('tsx/esm/api');
-      exports = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
+      exports = (await importTypeScript(file)) as { default?: unknown };
     } else {
       exports = (await import(pathToFileURL(file).href)) as { default?: unknown };
     }

@@ -4,7 +4,7 @@
  * (not even TypeScript: the compiler runs from outside the project). Its types check with
  * `skipLibCheck: false`, every entry loads or names the peer it lacks, `require()` of every entry says
  * what to do, token counts say they are estimates without the tokenizer, and the CLI loads a TypeScript
- * module with a standard decorator.
+ * module (one with a standard decorator where the project has the TypeScript compiler).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -235,12 +235,8 @@ test('without gpt-tokenizer, token counts and the token-budget rule say they are
   expect((result as { count: number }).count).toBeGreaterThan(5);
 });
 
-test('the installed CLI loads a TypeScript module with a standard decorator on this Node, and says its token counts are estimates', () => {
-  // \`@counted\` is a TC39 method decorator: Node 20 has no decorators, so the loader lowers it, and
-  // \`addInitializer\` exists only in the standard's semantics (the older experimental ones lack it).
-  writeFileSync(
-    join(project, 'tools.ts'),
-    `import { createTool } from 'toolpact';
+const DECORATED = `import { createTool } from 'toolpact';
+import { Unit } from './units.js';
 interface Args { readonly n: number }
 const initialized: string[] = [];
 function counted<This, F extends (this: This, ...args: never[]) => unknown>(method: F, context: ClassMethodDecoratorContext<This, F>): F {
@@ -248,7 +244,7 @@ function counted<This, F extends (this: This, ...args: never[]) => unknown>(meth
   return method;
 }
 class Squares {
-  @counted times(n: number): number { return n * n; }
+  @counted times(n: number): number { return n * n * Unit.One; }
 }
 const squares = new Squares();
 const effects = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const;
@@ -256,6 +252,26 @@ export const square = createTool<Args>(
   { name: 'square', description: 'Square a number n; returns n times n.', category: 'read', effects,
     parameters: { type: 'object', properties: { n: { type: 'number', description: 'The number to square.' } }, required: ['n'] } },
   { execute: ({ n }: Args): string => \`\${squares.times(n)} by \${initialized.join(',')}\` },
+);
+`;
+const UNITS = 'export enum Unit { One = 1, Two }\n';
+
+test('the installed CLI loads a TypeScript module on this Node, an enum, a type imported without `type`, a .js import of a .ts file and imports without an extension included, and says its token counts are estimates', () => {
+  writeFileSync(join(project, 'units.ts'), UNITS);
+  mkdirSync(join(project, 'lib'), { recursive: true });
+  writeFileSync(join(project, 'lib', 'index.ts'), "export { Unit as Units } from '../units';\n");
+  writeFileSync(
+    join(project, 'tools.ts'),
+    `import { createTool, ToolExecuteContext } from 'toolpact';
+import { Unit } from './units.js';
+import { Units } from './lib';
+interface Args { readonly n: number }
+export function callIdOf(context: ToolExecuteContext): string | undefined { return context.callId; }
+const effects = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const;
+export const square = createTool<Args>(
+  { name: 'square', description: 'Square a number n; returns n times n.', category: 'read', effects,
+    parameters: { type: 'object', properties: { n: { type: 'number', description: 'The number to square.' } }, required: ['n'] } },
+  { execute: ({ n }: Args): number => n * n * Unit.One * Units.One },
 );
 `,
   );
@@ -275,9 +291,53 @@ export const square = createTool<Args>(
     cwd: project,
     encoding: 'utf8',
   });
-  expect(JSON.parse(call.stdout)).toMatchObject({ ok: true });
-  expect(call.stdout).toContain('49');
-  expect(call.stdout).toContain('49 by times');
+  expect(JSON.parse(call.stdout)).toMatchObject({ ok: true, result: 49 });
+  // A syntax error names the file, the line and the column, with the line itself.
+  writeFileSync(join(project, 'broken.ts'), 'export const x = (a: number => a;\n');
+  const broken = spawnSync(process.execPath, [cli, 'call', 'broken.ts', 'x', '{}'], {
+    cwd: project,
+    encoding: 'utf8',
+  });
+  expect(broken.status).toBe(2);
+  expect(broken.stderr).toContain(`${join(project, 'broken.ts')}:1:33: Expected ','`);
+  expect(broken.stderr).not.toContain('    at ');
+});
+
+test('a standard decorator, which Node 20 cannot run, is lowered by the TypeScript compiler of the project, and named as missing where the project has none', () => {
+  // \`@counted\` is a TC39 method decorator: \`addInitializer\` exists only in the standard's semantics
+  // (the older experimental ones lack it).
+  const cli = join(project, 'node_modules', 'toolpact', 'bin', 'toolpact.js');
+  writeFileSync(join(project, 'units.ts'), UNITS);
+  writeFileSync(join(project, 'decorated.ts'), DECORATED);
+  const without = spawnSync(process.execPath, [cli, 'call', 'decorated.ts', 'square', '{"n":7}'], {
+    cwd: project,
+    encoding: 'utf8',
+  });
+  expect(without.status).toBe(2);
+  expect(without.stderr).toContain('Cannot load "decorated.ts"');
+  expect(without.stderr).toContain('npm install --save-dev typescript');
+  expect(without.stderr).not.toContain('    at ');
+  // A second project, beside the first, whose developer installed TypeScript (as \`toolpact gen\` needs).
+  const typed = join(work, 'typed-consumer');
+  mkdirSync(join(typed, 'node_modules'), { recursive: true });
+  writeFileSync(
+    join(typed, 'package.json'),
+    '{ "name": "typed-consumer", "private": true, "type": "module" }\n',
+  );
+  for (const [name, target] of [
+    ['toolpact', join(project, 'node_modules', 'toolpact')],
+    ['typescript', join(root, 'node_modules', 'typescript')],
+  ] as const) {
+    symlinkSync(target, join(typed, 'node_modules', name), 'dir');
+  }
+  writeFileSync(join(typed, 'units.ts'), UNITS);
+  writeFileSync(join(typed, 'decorated.ts'), DECORATED);
+  const call = spawnSync(process.execPath, [cli, 'call', 'decorated.ts', 'square', '{"n":7}'], {
+    cwd: typed,
+    encoding: 'utf8',
+  });
+  expect(call.stderr).toBe('');
+  expect(JSON.parse(call.stdout)).toMatchObject({ ok: true, result: '49 by times' });
 });
 
 test('toolpact gen without TypeScript installed names the package to install', () => {

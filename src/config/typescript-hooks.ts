@@ -1,0 +1,208 @@
+/**
+ * Node.js module hooks (`module.register`, see `import-typescript.ts`) that run TypeScript modules on a
+ * Node without type stripping (20). `.ts` and `.mts` files load as ES modules, their types removed by
+ * SWC's TypeScript transform (`@swc/wasm-typescript`, WebAssembly, no native binary), which also lowers
+ * enums, namespaces and parameter properties, and drops imports used only as types; an inline source
+ * map leads stack traces back to the source. Standard decorators, which Node 20
+ * cannot run and SWC's TypeScript transform leaves as written, are lowered by the TypeScript compiler
+ * when the module's project has it (`typescript`, the peer `toolpact gen` needs). From a TypeScript
+ * file, an import that names `./x.js` (as TypeScript's own `NodeNext` resolution writes it) finds
+ * `./x.ts`, and `./x` finds `./x.ts` or `./x/index.ts`.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+interface ResolveContext {
+  readonly parentURL?: string | undefined;
+  readonly conditions: readonly string[];
+}
+interface ResolveResult {
+  readonly url: string;
+  readonly format?: string | null | undefined;
+  readonly shortCircuit?: boolean;
+}
+interface LoadContext {
+  readonly format?: string | null | undefined;
+  readonly conditions: readonly string[];
+}
+interface LoadResult {
+  readonly format: string;
+  readonly source?: string | ArrayBuffer | Uint8Array | undefined;
+  readonly shortCircuit?: boolean;
+}
+
+type SwcTransform = (
+  source: string,
+  options: { mode: 'strip-only' | 'transform'; filename: string; sourceMap?: boolean },
+) => { code: string; map?: string };
+
+/** TypeScript that loads as an ES module. `.cts` (CommonJS) is refused where the module is loaded. */
+const TYPESCRIPT = /\.m?ts$/;
+/** An `@` that starts a decorator, where JavaScript has no other use for one outside strings. */
+const DECORATOR = /(?:^|[\s;{}()[\],])@[A-Za-z_$]/m;
+
+/** The query mark of a module loaded again (see `importTypeScript`), carried to the files it imports. */
+export const GENERATION = 'toolpact-load';
+
+const require = createRequire(import.meta.url);
+let swc: SwcTransform | undefined;
+/** A folder whose TypeScript is left to the loader already in place (toolpact's own sources, under tsx). */
+let leftAlone: string | undefined;
+
+/** Takes what `importTypeScript` registers the hooks with: `{ leaveAlone?: string }`, a folder's URL. */
+export function initialize(data: { readonly leaveAlone?: string } | undefined): void {
+  leftAlone = data?.leaveAlone;
+}
+
+/** Finds `./x.ts` for `./x.js` and `./x`, from a TypeScript file, where the specifier itself is not found. */
+export async function resolve(
+  specifier: string,
+  context: ResolveContext,
+  nextResolve: (specifier: string, context?: ResolveContext) => Promise<ResolveResult>,
+): Promise<ResolveResult> {
+  const parent = context.parentURL;
+  try {
+    return carryGeneration(await nextResolve(specifier, context), parent);
+  } catch (error) {
+    if (!isNotFound(error) || !parent || !isTypeScript(parent) || !isPathLike(specifier)) throw error;
+    for (const candidate of alternatives(specifier)) {
+      try {
+        return carryGeneration(await nextResolve(candidate, context), parent);
+      } catch (again) {
+        if (!isNotFound(again)) throw again;
+      }
+    }
+    throw error;
+  }
+}
+
+/** A file of the project imported by a module loaded again is loaded again with it (packages are not). */
+function carryGeneration(result: ResolveResult, parent: string | undefined): ResolveResult {
+  if (!parent || !result.url.startsWith('file:') || result.url.includes('/node_modules/')) return result;
+  const generation = new URL(parent).searchParams.get(GENERATION);
+  if (!generation) return result;
+  const url = new URL(result.url);
+  url.searchParams.set(GENERATION, generation);
+  return { ...result, url: url.href };
+}
+
+/** Loads a `.ts` or `.mts` file as an ES module, its types removed; anything else as Node would. */
+export async function load(
+  url: string,
+  context: LoadContext,
+  nextLoad: (url: string, context?: LoadContext) => Promise<LoadResult>,
+): Promise<LoadResult> {
+  if (!url.startsWith('file:') || !isTypeScript(url) || (leftAlone && url.startsWith(leftAlone))) {
+    return nextLoad(url, context);
+  }
+  const filename = fileURLToPath(url);
+  const source = await readFile(filename, 'utf8');
+  return { format: 'module', source: compile(source, filename, url), shortCircuit: true };
+}
+
+/**
+ * The JavaScript of one TypeScript module: SWC's transform, with an inline source map; the TypeScript
+ * compiler's output where the module has decorators and its project has the compiler.
+ */
+export function compile(source: string, filename: string, url: string): string {
+  swc ??= (require('@swc/wasm-typescript') as { transformSync: SwcTransform }).transformSync;
+  let output: { code: string; map?: string };
+  try {
+    // Not its strip-only mode: that keeps an import of a name used only as a type (written without
+    // `type`), which then fails as an ES module; the transform drops it, as tsc and esbuild do.
+    output = swc(source, { mode: 'transform', filename, sourceMap: true });
+  } catch (error) {
+    throw new SyntaxError(syntaxMessage(error, filename));
+  }
+  // Decorators are looked for where comments are gone (the transform keeps them only for its map), so
+  // a doc comment's `@param` does not count.
+  if (DECORATOR.test(output.code) && DECORATOR.test(swc(source, { mode: 'transform', filename }).code)) {
+    const lowered = lowerDecorators(source, filename, url);
+    if (lowered !== undefined) return lowered;
+  }
+  return output.map
+    ? `${output.code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(output.map).toString('base64')}\n`
+    : output.code;
+}
+
+/** Where and what SWC found wrong (it throws a plain object: message, line, 0-based column, snippet). */
+function syntaxMessage(error: unknown, filename: string): string {
+  if (error instanceof Error) return `${filename}: ${error.message}`;
+  const found = (error ?? {}) as {
+    message?: unknown;
+    startLine?: unknown;
+    startColumn?: unknown;
+    snippet?: unknown;
+  };
+  const message = typeof found.message === 'string' ? found.message : String(error);
+  const at =
+    typeof found.startLine === 'number' && typeof found.startColumn === 'number'
+      ? `:${found.startLine}:${found.startColumn + 1}`
+      : '';
+  const snippet = typeof found.snippet === 'string' ? `\n${found.snippet.trimEnd()}` : '';
+  return `${filename}${at}: ${message}${snippet}`;
+}
+
+/** The TypeScript compiler's output for a module with standard decorators, or undefined without one. */
+function lowerDecorators(source: string, filename: string, url: string): string | undefined {
+  const compiler = typescriptFor(url);
+  if (!compiler) return undefined;
+  return compiler.transpileModule(source, {
+    fileName: filename,
+    compilerOptions: {
+      target: compiler.ScriptTarget.ES2022,
+      module: compiler.ModuleKind.ESNext,
+      experimentalDecorators: false,
+      useDefineForClassFields: true,
+      inlineSourceMap: true,
+    },
+  }).outputText;
+}
+
+interface TypeScriptCompiler {
+  readonly ScriptTarget: { readonly ES2022: number };
+  readonly ModuleKind: { readonly ESNext: number };
+  transpileModule(
+    source: string,
+    options: { fileName: string; compilerOptions: Record<string, unknown> },
+  ): { outputText: string };
+}
+
+/** The `typescript` package the module's project resolves, else the one beside toolpact, else none. */
+export function typescriptFor(url: string): TypeScriptCompiler | undefined {
+  for (const from of [createRequire(url), require]) {
+    try {
+      return from('typescript') as TypeScriptCompiler;
+    } catch {
+      // Not installed there.
+    }
+  }
+  return undefined;
+}
+
+function alternatives(specifier: string): string[] {
+  if (/\.js$/.test(specifier)) return [specifier.replace(/\.js$/, '.ts')];
+  if (/\.mjs$/.test(specifier)) return [specifier.replace(/\.mjs$/, '.mts')];
+  const last = specifier.slice(specifier.lastIndexOf('/') + 1);
+  if (last.includes('.') && last !== '.' && last !== '..') return [];
+  const bare = specifier.replace(/\/$/, '');
+  return [`${bare}.ts`, `${bare}.mts`, `${bare}/index.ts`];
+}
+
+function isTypeScript(url: string): boolean {
+  try {
+    return TYPESCRIPT.test(new URL(url).pathname);
+  } catch {
+    return false;
+  }
+}
+
+function isPathLike(specifier: string): boolean {
+  return /^(?:\.{1,2}\/|\/|file:)/.test(specifier) || specifier === '.' || specifier === '..';
+}
+
+function isNotFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_UNSUPPORTED_DIR_IMPORT';
+}
