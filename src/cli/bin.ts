@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { discoverFront } from './discover-front.js';
 import { execute } from './main.js';
+import { exitBySignal } from './stop-signal.js';
 
 // The only place that touches the process: everything else is `execute(argv, io)`.
 const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
@@ -11,7 +12,7 @@ if ((await discoverFront(argv, process.stdin, process.stdout)) === 'probed') {
   await flushed(process.stdout);
   process.exit(0);
 }
-const code = await execute(argv, {
+const returned = await execute(argv, {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   cwd: process.cwd(),
@@ -29,6 +30,8 @@ const code = await execute(argv, {
       }
     : undefined,
 });
+// Stopped by a signal while it ran: the signal's status, once the servers it started are gone.
+const code = (await exitBySignal()) ?? returned;
 process.exitCode = code;
 // The command has printed and closed what it loaded (bounded by a grace period). Whatever the module
 // left running besides (a socket, a timer, a child it never attached to its registry) must not keep a

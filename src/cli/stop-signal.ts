@@ -49,6 +49,18 @@ export function wholeNumberFlag(
   return value;
 }
 
+let signalledExit: Promise<number> | undefined;
+
+/**
+ * The status a one-shot command's process ends with once a signal stopped it (see
+ * {@link endProcessGroupsOnSignal}), after its servers are gone; undefined when none came. A command
+ * that returns meanwhile (its servers' deaths failing what it was doing) does not end the process
+ * with its own status first.
+ */
+export function exitBySignal(): Promise<number> | undefined {
+  return signalledExit;
+}
+
 /**
  * Keeps the process groups a command started (the gateway's MCP servers, with whatever they fork) from
  * outliving it, whichever way a signal comes. Installed for the whole command, unlike
@@ -81,7 +93,13 @@ export function endProcessGroupsOnSignal(mode: 'shutdown' | 'exit'): { dispose: 
       process.exit(status);
     }
     const ending = endProcessGroups(TERM_GRACE_MS);
-    if (mode === 'exit') void ending.finally(() => process.exit(status));
+    if (mode === 'exit') {
+      signalledExit = ending.then(
+        () => status,
+        () => status,
+      );
+      void signalledExit.then((code) => process.exit(code));
+    }
   }
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
