@@ -126,7 +126,12 @@ describe('long-running commands close on SIGINT and SIGTERM and leave no server 
       // Touching the module reloads it: a fresh copy imports a server of its own.
       const now = new Date();
       utimesSync(join(moduleDir(), 'memory.mts'), now, now);
-      await waitFor(() => readFileSync(run.pidFile, 'utf8') !== String(first));
+      // A whole pid other than the first: a read between the write's truncation and its text sees "".
+      await waitFor(
+        () =>
+          /^[1-9]\d*$/.test(readFileSync(run.pidFile, 'utf8')) &&
+          readFileSync(run.pidFile, 'utf8') !== String(first),
+      );
       const second = serverPid(run.pidFile);
       await waitFor(() => !isServerMemoryAlive(first));
       expect(serverMemoryProcesses(run.memoryFile)).toEqual([second]);
