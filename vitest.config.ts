@@ -17,6 +17,7 @@ const system = [
   'test/cli/lifecycle-signals.test.ts',
   'test/cli/lifecycle.test.ts',
   'test/cli/module-processes.test.ts',
+  'test/cli/npm-start.test.ts',
   'test/core/lifecycle.test.ts',
   'test/extract/root-entry.test.ts',
   'test/fleet/auth-replicas.test.ts',
