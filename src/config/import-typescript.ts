@@ -5,16 +5,16 @@ import { GENERATION } from './typescript-hooks.js';
 
 /** Whether this process's loader runs TypeScript: toolpact's hooks, or the process's own (a test runner). */
 let ready = false;
-/** How many times each file was imported: each import loads the module and its own files afresh. */
-const loads = new Map<string, number>();
+/** Imports so far: each one loads its module, and the project files that module imports, afresh. */
+let loads = 0;
 
 /**
  * Imports a TypeScript module (`.ts` or `.mts`, an ES module) on any supported Node, as the CLI loads
  * tool modules and `toolpact.config.ts`: the first call registers toolpact's module hooks
  * (`typescript-hooks.ts`) in this process, and from then on every `.ts` import in it loads through
  * them. Each import is a fresh copy of the module and of the project's files it imports (not its
- * packages), apart from any copy the process imported itself. A process that runs TypeScript already (the sources of toolpact itself, under tsx or a test
- * runner) keeps its own loader.
+ * packages), apart from any copy the process imported itself. A process that runs TypeScript already
+ * (the sources of toolpact itself, under tsx or a test runner) keeps its own loader.
  *
  * @example
  * const exports = await importTypeScript('/work/project/tools.ts');
@@ -27,12 +27,10 @@ export async function importTypeScript(file: string): Promise<Record<string, unk
   }
   registerHooks();
   const url = pathToFileURL(file);
-  const count = (loads.get(file) ?? 0) + 1;
-  loads.set(file, count);
   // Neither a copy this process imported already (a program that runs the CLI on its own module) nor a
   // reload's predecessor (the studio's, after an edit) is handed back: the hooks carry this mark to
   // every file of the project the module imports.
-  url.searchParams.set(GENERATION, String(count));
+  url.searchParams.set(GENERATION, String(++loads));
   try {
     return (await import(url.href)) as Record<string, unknown>;
   } catch (error) {

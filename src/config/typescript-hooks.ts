@@ -42,7 +42,7 @@ const TYPESCRIPT = /\.m?ts$/;
 /** An `@` that starts a decorator, where JavaScript has no other use for one outside strings. */
 const DECORATOR = /(?:^|[\s;{}()[\],])@[A-Za-z_$]/m;
 
-/** The query mark of a module loaded again (see `importTypeScript`), carried to the files it imports. */
+/** The query mark of one load by `importTypeScript`, carried to the project files the module imports. */
 export const GENERATION = 'toolpact-load';
 
 const require = createRequire(import.meta.url);
@@ -77,7 +77,7 @@ export async function resolve(
   }
 }
 
-/** A file of the project imported by a module loaded again is loaded again with it (packages are not). */
+/** A project file imported by a marked module gets its mark: each load has copies of its own. */
 function carryGeneration(result: ResolveResult, parent: string | undefined): ResolveResult {
   if (!parent || !result.url.startsWith('file:') || result.url.includes('/node_modules/')) return result;
   const generation = new URL(parent).searchParams.get(GENERATION);
