@@ -12,6 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { cachedOutput, keepOutput } from './typescript-cache.js';
 
 interface ResolveContext {
   readonly parentURL?: string | undefined;
@@ -39,8 +40,13 @@ type SwcTransform = (
 
 /** TypeScript that loads as an ES module. `.cts` (CommonJS) is refused where the module is loaded. */
 const TYPESCRIPT = /\.m?ts$/;
-/** An `@` that starts a decorator, where JavaScript has no other use for one outside strings. */
-const DECORATOR = /(?:^|[\s;{}()[\],])@[A-Za-z_$]/m;
+/**
+ * A decorator as SWC writes its output: on a line of its own (a class or a member's), or, on a class
+ * expression, followed by the next decorator or `class` on the next line. An `@` inside a string or a
+ * regular expression is neither (an `@` that starts a line of a template literal is taken for one: the
+ * module is then compiled by TypeScript, to the same effect).
+ */
+const DECORATOR = /^[ \t]*@[A-Za-z_$(]|@[A-Za-z_$][\w$.]*(?:\([^\n]*\))?\n[ \t]*(?:@|class\b)/m;
 
 /** The query mark of one load by `importTypeScript`, carried to the project files the module imports. */
 export const GENERATION = 'toolpact-load';
@@ -98,14 +104,19 @@ export async function load(
   }
   const filename = fileURLToPath(url);
   const source = await readFile(filename, 'utf8');
-  return { format: 'module', source: compile(source, filename, url), shortCircuit: true };
+  const cached = cachedOutput(filename, source);
+  if (cached !== undefined) return { format: 'module', source: cached, shortCircuit: true };
+  const compiled = compile(source, filename, url);
+  // A module with decorators compiles as the project's compiler (present or not) says: not kept.
+  if (!compiled.decorated) keepOutput(filename, source, compiled.code);
+  return { format: 'module', source: compiled.code, shortCircuit: true };
 }
 
 /**
  * The JavaScript of one TypeScript module: SWC's transform, with an inline source map; the TypeScript
- * compiler's output where the module has decorators and its project has the compiler.
+ * compiler's output where the module has decorators (`decorated`) and its project has the compiler.
  */
-export function compile(source: string, filename: string, url: string): string {
+export function compile(source: string, filename: string, url: string): { code: string; decorated: boolean } {
   swc ??= (require('@swc/wasm-typescript') as { transformSync: SwcTransform }).transformSync;
   let output: { code: string; map?: string };
   try {
@@ -117,13 +128,16 @@ export function compile(source: string, filename: string, url: string): string {
   }
   // Decorators are looked for where comments are gone (the transform keeps them only for its map), so
   // a doc comment's `@param` does not count.
-  if (DECORATOR.test(output.code) && DECORATOR.test(swc(source, { mode: 'transform', filename }).code)) {
+  const decorated =
+    DECORATOR.test(output.code) && DECORATOR.test(swc(source, { mode: 'transform', filename }).code);
+  if (decorated) {
     const lowered = lowerDecorators(source, filename, url);
-    if (lowered !== undefined) return lowered;
+    if (lowered !== undefined) return { code: lowered, decorated };
   }
-  return output.map
+  const code = output.map
     ? `${output.code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(output.map).toString('base64')}\n`
     : output.code;
+  return { code, decorated };
 }
 
 /** Where and what SWC found wrong (it throws a plain object: message, line, 0-based column, snippet). */

@@ -15,6 +15,8 @@ let dir: string;
 let marker: string;
 let log: string;
 const children: ChildProcess[] = [];
+/** Far past what ending takes (the servers' grace included), below the tests' own 60 s. */
+const EXIT_WAIT_MS = 40_000;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'toolpact-module-processes-'));
@@ -44,9 +46,23 @@ async function start(args: readonly string[]) {
     env: { ...process.env, STUBBORN_MARKER: marker, STUBBORN_LOG: log },
   });
   children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ended = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let stderr = '';
   child.stdout?.resume();
-  child.stderr?.resume();
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  // A command that does not end fails the test with what it printed, before the test's own timeout.
+  const exited = Promise.race([
+    ended,
+    new Promise<never>((_, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`the command did not end; its stderr:\n${stderr}`)),
+        EXIT_WAIT_MS,
+      );
+      void ended.then(() => clearTimeout(timer));
+    }),
+  ]);
   await until(
     () => survivors().some(({ pid, argv }) => argv.includes('term-ignored') && catchesTerm(pid)),
     'the module started its server and the grandchild',

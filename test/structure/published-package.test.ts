@@ -7,7 +7,19 @@
  * module (one with a standard decorator where the project has the TypeScript compiler).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +52,9 @@ let work: string;
 let typeCheck: Promise<{ status: number | null; output: string }>;
 
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+
+/** The environment of a CLI that loads TypeScript: a compile cache of the test's own. */
+const withCache = (cache = join(work, 'typescript-cache')) => ({ ...process.env, TOOLPACT_CACHE_DIR: cache });
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'toolpact-package-'));
@@ -282,6 +297,7 @@ export const square = createTool<Args>(
     {
       cwd: project,
       encoding: 'utf8',
+      env: withCache(),
     },
   );
   expect(schemas.stderr).toContain('Token counts are estimates');
@@ -290,6 +306,7 @@ export const square = createTool<Args>(
   const call = spawnSync(process.execPath, [cli, 'call', 'tools.ts', 'square', '{"n":7}'], {
     cwd: project,
     encoding: 'utf8',
+    env: withCache(),
   });
   expect(JSON.parse(call.stdout)).toMatchObject({ ok: true, result: 49 });
   // A syntax error names the file, the line and the column, with the line itself.
@@ -297,6 +314,7 @@ export const square = createTool<Args>(
   const broken = spawnSync(process.execPath, [cli, 'call', 'broken.ts', 'x', '{}'], {
     cwd: project,
     encoding: 'utf8',
+    env: withCache(),
   });
   expect(broken.status).toBe(2);
   expect(broken.stderr).toContain(`${join(project, 'broken.ts')}:1:33: Expected ','`);
@@ -312,6 +330,7 @@ test('a standard decorator, which Node 20 cannot run, is lowered by the TypeScri
   const without = spawnSync(process.execPath, [cli, 'call', 'decorated.ts', 'square', '{"n":7}'], {
     cwd: project,
     encoding: 'utf8',
+    env: withCache(),
   });
   expect(without.status).toBe(2);
   expect(without.stderr).toContain('Cannot load "decorated.ts"');
@@ -335,9 +354,80 @@ test('a standard decorator, which Node 20 cannot run, is lowered by the TypeScri
   const call = spawnSync(process.execPath, [cli, 'call', 'decorated.ts', 'square', '{"n":7}'], {
     cwd: typed,
     encoding: 'utf8',
+    env: withCache(),
   });
   expect(call.stderr).toBe('');
   expect(JSON.parse(call.stdout)).toMatchObject({ ok: true, result: '49 by times' });
+  // The first project installs TypeScript in its turn: the same file, unchanged, now loads (what was
+  // compiled without the compiler was not kept for it).
+  const installedTypescript = join(project, 'node_modules', 'typescript');
+  symlinkSync(join(root, 'node_modules', 'typescript'), installedTypescript, 'dir');
+  try {
+    const after = spawnSync(process.execPath, [cli, 'call', 'decorated.ts', 'square', '{"n":7}'], {
+      cwd: project,
+      encoding: 'utf8',
+      env: withCache(),
+    });
+    expect(after.stderr).toBe('');
+    expect(JSON.parse(after.stdout)).toMatchObject({ ok: true, result: '49 by times' });
+  } finally {
+    rmSync(installedTypescript);
+  }
+});
+
+test('compiled modules are kept in a cache that only its user can write, an edit is compiled afresh, and a folder others can write to is never read', () => {
+  const cli = join(project, 'node_modules', 'toolpact', 'bin', 'toolpact.js');
+  const folder = join(work, 'cache-project');
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(join(folder, 'factor.ts'), 'export const FACTOR: number = 2;\n');
+  writeFileSync(
+    join(folder, 'doubled.ts'),
+    `import { defineTool } from ${JSON.stringify(join(project, 'node_modules', 'toolpact', 'dist', 'index.js'))};
+import { FACTOR } from './factor.js';
+export const seven = defineTool({ name: 'seven', description: 'Seven times the factor.', category: 'read',
+  execute: (): number => 7 * FACTOR });
+`,
+  );
+  const cache = join(work, 'cache-of-its-own');
+  const call = (cacheFolder: string) => {
+    const run = spawnSync(process.execPath, [cli, 'call', 'doubled.ts', 'seven'], {
+      cwd: folder,
+      encoding: 'utf8',
+      env: withCache(cacheFolder),
+    });
+    return run.status === 0
+      ? (JSON.parse(run.stdout) as { result: unknown }).result
+      : run.stdout + run.stderr;
+  };
+  const entries = (cacheFolder: string) => readdirSync(cacheFolder).filter((name) => name.endsWith('.mjs'));
+  expect(call(cache)).toBe(14);
+  expect(statSync(cache).mode & 0o777).toBe(0o700);
+  expect(entries(cache)).toHaveLength(2);
+  // An edit is a new entry, never the old output.
+  writeFileSync(join(folder, 'factor.ts'), 'export const FACTOR: number = 3;\n');
+  expect(call(cache)).toBe(21);
+  expect(entries(cache)).toHaveLength(3);
+  // What the folder holds runs as the module: an entry planted there is what a load would run...
+  for (const name of entries(cache)) {
+    const path = join(cache, name);
+    if (readFileSync(path, 'utf8').includes('FACTOR = 3'))
+      writeFileSync(path, 'export const FACTOR = 1000;\n');
+  }
+  expect(call(cache)).toBe(7000);
+  // ...so a folder that another user could have written to is not read, nor written.
+  chmodSync(cache, 0o777);
+  expect(call(cache)).toBe(21);
+  chmodSync(cache, 0o775);
+  expect(call(cache)).toBe(21);
+  // Nor one reached through a link, where the link's target could change under it.
+  const linked = join(work, 'cache-link');
+  chmodSync(cache, 0o700);
+  symlinkSync(cache, linked, 'dir');
+  expect(call(linked)).toBe(21);
+  // Off, the module compiles every time and nothing is written.
+  expect(call('off')).toBe(21);
+  expect(existsSync(join(folder, 'off'))).toBe(false);
 });
 
 test('toolpact gen without TypeScript installed names the package to install', () => {
