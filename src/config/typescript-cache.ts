@@ -12,21 +12,18 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  closeSync,
   lstatSync,
   mkdirSync,
-  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   statSync,
-  utimesSync,
-  writeSync,
+  writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** Changes when what the hooks write for the same input changes. */
 const FORMAT = '1';
@@ -35,55 +32,54 @@ const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 24 * 60 * 60 * 1000;
 
 /** The variable that names the folder, or turns the cache off (`off`). */
-export const CACHE_VARIABLE = 'TOOLPACT_CACHE_DIR';
+const CACHE_VARIABLE = 'TOOLPACT_CACHE_DIR';
 
 let folder: string | null | undefined;
 let compilerVersion: string | undefined;
+/** Whether this process has looked at the prune mark already: once is enough. */
+let pruneLooked = false;
 
-/** The output cached for this file's text, if there is one. */
-export function cachedOutput(filename: string, source: string): string | undefined {
+/**
+ * The cache file of this file's text (named by a hash of it, its path, the compiler's version and the
+ * cache's format), or undefined when there is no cache.
+ */
+export function cacheEntry(filename: string, source: string): string | undefined {
   const dir = cacheFolder();
   if (!dir) return undefined;
+  compilerVersion ??= versionOf('@swc/wasm-typescript');
+  const hash = createHash('sha256')
+    .update(`${FORMAT}\0${compilerVersion}\0${filename}\0`)
+    .update(source)
+    .digest('hex');
+  return join(dir, `${hash}.mjs`);
+}
+
+/** The output an entry holds, if it was written. */
+export function readEntry(entry: string): string | undefined {
   try {
-    return readFileSync(join(dir, entryName(filename, source)), 'utf8');
+    return readFileSync(entry, 'utf8');
   } catch {
     return undefined;
   }
 }
 
-/** Keeps `output` as what this file's text compiles to. Written whole or not at all (a rename). */
-export function keepOutput(filename: string, source: string, output: string): void {
-  const dir = cacheFolder();
-  if (!dir) return;
-  const name = entryName(filename, source);
-  const partial = join(dir, `${name}.${process.pid}.${Math.random().toString(36).slice(2)}.partial`);
+/** Writes `output` to an entry, whole or not at all (a rename). */
+export function writeEntry(entry: string, output: string): void {
+  const partial = `${entry}.${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
   try {
-    const fd = openSync(partial, 'wx', 0o600);
-    try {
-      writeSync(fd, output);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(partial, join(dir, name));
+    writeFileSync(partial, output, { flag: 'wx', mode: 0o600 });
+    renameSync(partial, entry);
   } catch {
     rmSync(partial, { force: true });
   }
-  pruneOnceADay(dir);
-}
-
-function entryName(filename: string, source: string): string {
-  compilerVersion ??= versionOf('@swc/wasm-typescript');
-  return `${createHash('sha256')
-    .update(`${FORMAT}\0${compilerVersion}\0${filename}\0`)
-    .update(source)
-    .digest('hex')}.mjs`;
+  pruneOnceADay(dirname(entry));
 }
 
 /**
  * The folder, created if missing, when it is safe to run what it holds: a real directory (not a
  * link) owned by this user, that no other user can write to. Otherwise null: no cache.
  */
-export function cacheFolder(): string | null {
+function cacheFolder(): string | null {
   if (folder !== undefined) return folder;
   const chosen = process.env[CACHE_VARIABLE];
   if (chosen === 'off' || chosen === '0') {
@@ -104,6 +100,8 @@ export function cacheFolder(): string | null {
 }
 
 function pruneOnceADay(dir: string): void {
+  if (pruneLooked) return;
+  pruneLooked = true;
   const mark = join(dir, 'pruned');
   const now = Date.now();
   try {
@@ -112,15 +110,14 @@ function pruneOnceADay(dir: string): void {
     // Never pruned.
   }
   try {
-    closeSync(openSync(mark, 'a', 0o600));
-    utimesSync(mark, now / 1000, now / 1000);
+    writeFileSync(mark, '', { mode: 0o600 });
     for (const entry of readdirSync(dir)) {
       if (entry === 'pruned') continue;
       const path = join(dir, entry);
       if (now - statSync(path).mtimeMs > KEEP_MS) rmSync(path, { force: true });
     }
   } catch {
-    // Another process pruned, or the folder went away: the next write tries again.
+    // Another process pruned, or the folder went away: a later process tries again.
   }
 }
 

@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { cachedOutput, keepOutput } from './typescript-cache.js';
+import { cacheEntry, readEntry, writeEntry } from './typescript-cache.js';
 
 interface ResolveContext {
   readonly parentURL?: string | undefined;
@@ -104,11 +104,12 @@ export async function load(
   }
   const filename = fileURLToPath(url);
   const source = await readFile(filename, 'utf8');
-  const cached = cachedOutput(filename, source);
+  const entry = cacheEntry(filename, source);
+  const cached = entry === undefined ? undefined : readEntry(entry);
   if (cached !== undefined) return { format: 'module', source: cached, shortCircuit: true };
   const compiled = compile(source, filename, url);
   // A module with decorators compiles as the project's compiler (present or not) says: not kept.
-  if (!compiled.decorated) keepOutput(filename, source, compiled.code);
+  if (entry !== undefined && !compiled.decorated) writeEntry(entry, compiled.code);
   return { format: 'module', source: compiled.code, shortCircuit: true };
 }
 

@@ -18,6 +18,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -327,11 +328,13 @@ test('a standard decorator, which Node 20 cannot run, is lowered by the TypeScri
   const cli = join(project, 'node_modules', 'toolpact', 'bin', 'toolpact.js');
   writeFileSync(join(project, 'units.ts'), UNITS);
   writeFileSync(join(project, 'decorated.ts'), DECORATED);
-  const without = spawnSync(process.execPath, [cli, 'call', 'decorated.ts', 'square', '{"n":7}'], {
-    cwd: project,
-    encoding: 'utf8',
-    env: withCache(),
-  });
+  const callDecorated = (cwd: string) =>
+    spawnSync(process.execPath, [cli, 'call', 'decorated.ts', 'square', '{"n":7}'], {
+      cwd,
+      encoding: 'utf8',
+      env: withCache(),
+    });
+  const without = callDecorated(project);
   expect(without.status).toBe(2);
   expect(without.stderr).toContain('Cannot load "decorated.ts"');
   expect(without.stderr).toContain('npm install --save-dev typescript');
@@ -351,11 +354,7 @@ test('a standard decorator, which Node 20 cannot run, is lowered by the TypeScri
   }
   writeFileSync(join(typed, 'units.ts'), UNITS);
   writeFileSync(join(typed, 'decorated.ts'), DECORATED);
-  const call = spawnSync(process.execPath, [cli, 'call', 'decorated.ts', 'square', '{"n":7}'], {
-    cwd: typed,
-    encoding: 'utf8',
-    env: withCache(),
-  });
+  const call = callDecorated(typed);
   expect(call.stderr).toBe('');
   expect(JSON.parse(call.stdout)).toMatchObject({ ok: true, result: '49 by times' });
   // The first project installs TypeScript in its turn: the same file, unchanged, now loads (what was
@@ -363,11 +362,7 @@ test('a standard decorator, which Node 20 cannot run, is lowered by the TypeScri
   const installedTypescript = join(project, 'node_modules', 'typescript');
   symlinkSync(join(root, 'node_modules', 'typescript'), installedTypescript, 'dir');
   try {
-    const after = spawnSync(process.execPath, [cli, 'call', 'decorated.ts', 'square', '{"n":7}'], {
-      cwd: project,
-      encoding: 'utf8',
-      env: withCache(),
-    });
+    const after = callDecorated(project);
     expect(after.stderr).toBe('');
     expect(JSON.parse(after.stdout)).toMatchObject({ ok: true, result: '49 by times' });
   } finally {
@@ -404,9 +399,16 @@ export const seven = defineTool({ name: 'seven', description: 'Seven times the f
   expect(call(cache)).toBe(14);
   expect(statSync(cache).mode & 0o777).toBe(0o700);
   expect(entries(cache)).toHaveLength(2);
+  // An entry not written for over 30 days goes at the next write, once the last pruning is a day old.
+  const stale = join(cache, `${'0'.repeat(64)}.mjs`);
+  writeFileSync(stale, 'export {};\n');
+  const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000);
+  utimesSync(stale, daysAgo(31), daysAgo(31));
+  utimesSync(join(cache, 'pruned'), daysAgo(2), daysAgo(2));
   // An edit is a new entry, never the old output.
   writeFileSync(join(folder, 'factor.ts'), 'export const FACTOR: number = 3;\n');
   expect(call(cache)).toBe(21);
+  expect(existsSync(stale)).toBe(false);
   expect(entries(cache)).toHaveLength(3);
   // What the folder holds runs as the module: an entry planted there is what a load would run...
   for (const name of entries(cache)) {
