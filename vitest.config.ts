@@ -87,7 +87,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    maxWorkers: 2,
+    // Three workers on two cores: a system test spends much of its time waiting for the processes it
+    // started, and a third file runs meanwhile (measured here: npm test 5 min 59 s with two, 5 min 23 s
+    // with three, the cores idle 8% and 1% of the run).
+    maxWorkers: 3,
     projects: [
       {
         extends: true,

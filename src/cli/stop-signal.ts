@@ -2,6 +2,51 @@ import { constants } from 'node:os';
 import { endProcessGroups, signalProcessGroups, TERM_GRACE_MS } from '../util/process-group.js';
 import { UsageError } from './io.js';
 
+type SignalListener = (signal: NodeJS.Signals) => void;
+
+/** What listens to SIGINT and SIGTERM now, in the order they began to. */
+const listeners = new Set<SignalListener>();
+let routing = false;
+
+/**
+ * The one listener this process gives SIGINT and SIGTERM, installed at the first {@link onStopSignal}
+ * and never removed while one is wanted. Node delivers a signal to the listeners present when its event
+ * loop comes to it, not when it arrived: were the last listener removed and the next added in one tick
+ * (a command going from loading its module to serving it), a signal that arrived in between would
+ * reach neither, and the command would serve on with its servers. With no listener left, the signal
+ * takes its default action, as if none had ever been installed.
+ */
+function route(signal: NodeJS.Signals): void {
+  if (listeners.size === 0) {
+    process.off('SIGINT', route);
+    process.off('SIGTERM', route);
+    routing = false;
+    process.kill(process.pid, signal);
+    return;
+  }
+  for (const listener of [...listeners]) listener(signal);
+}
+
+/**
+ * Calls `listener` on each SIGINT or SIGTERM until the function it answers is called. Listeners added
+ * and removed in any order never let a signal fall between them (see {@link route}).
+ *
+ * @example
+ * const off = onStopSignal((signal) => io.stderr(`${signal}\n`));
+ * off();
+ */
+export function onStopSignal(listener: SignalListener): () => void {
+  if (!routing) {
+    routing = true;
+    process.on('SIGINT', route);
+    process.on('SIGTERM', route);
+  }
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+  };
+}
+
 /**
  * Resolves with the name of the first SIGINT or SIGTERM, for commands that run until stopped
  * (`serve`, `studio`, `run`), which then close what they opened and return; `dispose` removes the
@@ -17,16 +62,10 @@ export function stopSignal(): { signalled: Promise<string>; dispose: () => void 
   const signalled = new Promise<string>((resolve) => {
     resolveSignal = resolve;
   });
-  const dispose = () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
-  function onSignal(signal: string): void {
+  const dispose = onStopSignal((signal) => {
     dispose();
     resolveSignal(signal);
-  }
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  });
   return { signalled, dispose };
 }
 
@@ -81,10 +120,7 @@ export function exitBySignal(): Promise<number> | undefined {
  */
 export function endProcessGroupsOnSignal(mode: 'shutdown' | 'exit'): { dispose: () => void } {
   let signals = 0;
-  const dispose = () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
+  const dispose = onStopSignal(onSignal);
   function onSignal(signal: NodeJS.Signals): void {
     signals++;
     const status = 128 + (constants.signals[signal] ?? 15);
@@ -101,7 +137,5 @@ export function endProcessGroupsOnSignal(mode: 'shutdown' | 'exit'): { dispose: 
       void signalledExit.then((code) => process.exit(code));
     }
   }
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   return { dispose };
 }

@@ -20,6 +20,9 @@ import {
 import { runCli } from '../support/cli.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Calls the writer process reports as committed before it is killed, and how long it is given for them. */
+const WRITES_BEFORE_KILL = 1500;
+const WRITER_WAIT_MS = 45_000;
 const SECRET = `ghp_${'k3Y9mQ2x'.repeat(5)}`;
 
 let dir: string;
@@ -149,19 +152,40 @@ describe('the SQLite audit sink', () => {
     process_.stderr.on('data', (chunk) => {
       errors += String(chunk);
     });
-    await new Promise<void>((resolve, reject) => {
-      let buffer = '';
-      process_.stdout.on('data', (chunk) => {
-        buffer += String(chunk);
-        const lines = buffer.split('\n');
-        buffer = lines.pop()!;
-        for (const line of lines) reported = Number(line);
-        // Killed while it is writing as fast as it can: some insert is almost surely under way.
-        if (reported >= 1500 && !process_.killed) process_.kill('SIGKILL');
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let buffer = '';
+        process_.stdout.on('data', (chunk) => {
+          buffer += String(chunk);
+          const lines = buffer.split('\n');
+          buffer = lines.pop()!;
+          for (const line of lines) reported = Number(line);
+          // Killed while it is writing as fast as it can: some insert is almost surely under way.
+          if (reported >= WRITES_BEFORE_KILL && !process_.killed) process_.kill('SIGKILL');
+        });
+        process_.on('exit', (code, signal) =>
+          signal === 'SIGKILL'
+            ? resolve()
+            : reject(
+                new Error(`the writer ended by itself (${signal ?? `code ${code}`}); its stderr:\n${errors}`),
+              ),
+        );
+        // A writer that has not got there fails the test with how far it got, before the test's timeout.
+        setTimeout(
+          () =>
+            reject(
+              new Error(
+                `the writer reported ${reported + 1} calls in ${WRITER_WAIT_MS} ms; its stderr:\n${errors}`,
+              ),
+            ),
+          WRITER_WAIT_MS,
+        ).unref();
       });
-      process_.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(errors))));
-    });
-    expect(reported).toBeGreaterThanOrEqual(1500);
+    } finally {
+      // Whatever happened, the writer does not outlive the test (nor write on into a removed folder).
+      if (process_.exitCode === null && process_.signalCode === null) process_.kill('SIGKILL');
+    }
+    expect(reported).toBeGreaterThanOrEqual(WRITES_BEFORE_KILL);
 
     const database = rawDatabase(file);
     try {

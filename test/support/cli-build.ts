@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { inject } from 'vitest';
 
@@ -57,4 +57,17 @@ export function toolpactArgs(...args: string[]): string[] {
     folder === undefined ? join(ROOT, 'bin', 'toolpact.js') : join(folder, 'src', 'cli', 'bin.js'),
     ...args,
   ];
+}
+
+/**
+ * The arguments of `node` that import one module of the CLI (a path under `src/`, such as
+ * `cli/stop-signal.ts`) and then run `script` (ES module text that finds it as `MODULE`): from the
+ * run's build as {@link toolpactArgs} does, else from the checkout through tsx.
+ */
+export function cliModuleArgs(path: string, script: string): string[] {
+  const folder = inject('toolpactBuild');
+  const file =
+    folder === undefined ? join(ROOT, 'src', path) : join(folder, 'src', path.replace(/\.ts$/, '.js'));
+  const source = `const MODULE = await import(${JSON.stringify(pathToFileURL(file).href)});\n${script}`;
+  return [...(folder === undefined ? ['--import', 'tsx'] : []), '--input-type=module', '-e', source];
 }
