@@ -1,4 +1,5 @@
 import { type CliIo, type Command, type ExitCode, InputError, UsageError } from './io.js';
+import { endProcessGroupsOnSignal } from './stop-signal.js';
 import { VERSION } from './version.js';
 
 /** Subcommands, each loaded only when used. */
@@ -18,6 +19,15 @@ const COMMANDS: { readonly [name: string]: () => Promise<{ readonly command: Com
   serve: () => import('./commands/serve.js'),
   studio: () => import('./commands/studio.js'),
 };
+
+/**
+ * The commands that load a module (which may start MCP servers as it loads: importMcpTools over stdio),
+ * do one thing and end. A SIGINT or SIGTERM while one runs ends those servers, their children included,
+ * then the process (see endProcessGroupsOnSignal); the default action would end the command alone and
+ * leave the servers, which lead process groups of their own, running. `serve`, `run`, `studio` and
+ * `gateway` stop in their own way and listen for signals themselves.
+ */
+const ONE_SHOT = new Set(['call', 'inspect', 'lint', 'schemas', 'search']);
 
 /**
  * Runs the `toolpact` command: a pure function of its arguments and its I/O, as tests call it.
@@ -46,6 +56,7 @@ export async function execute(argv: readonly string[], io: CliIo): Promise<ExitC
     io.stdout(`${command.usage}\n`);
     return 0;
   }
+  const groups = ONE_SHOT.has(name) ? endProcessGroupsOnSignal('exit') : undefined;
   try {
     return await command.run(rest, io);
   } catch (error) {
@@ -60,6 +71,8 @@ export async function execute(argv: readonly string[], io: CliIo): Promise<ExitC
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     io.stderr(`toolpact ${name}: ${reason}\n`);
     return 2;
+  } finally {
+    groups?.dispose();
   }
 }
 

@@ -21,7 +21,8 @@ function route(signal: NodeJS.Signals): void {
     process.off('SIGINT', route);
     process.off('SIGTERM', route);
     routing = false;
-    process.kill(process.pid, signal);
+    // Another listener of the process's own (where the CLI runs inside another program) has it already.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
     return;
   }
   for (const listener of [...listeners]) listener(signal);

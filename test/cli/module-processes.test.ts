@@ -93,6 +93,20 @@ test('serve: one SIGTERM while serving ends serve and the module’s servers', a
   await noneLeft();
 }, 60_000);
 
+// lint (as inspect, schemas, search and call: one-shot commands) and studio, interrupted once the module's
+// server runs: its process, and the grandchild that ignores SIGTERM, are gone, whichever step the
+// command was at (loading the module, at work, or closing it, which waits out the server's grace).
+test.each([['lint'], ['studio']])(
+  '%s: one SIGTERM ends it and the module’s servers',
+  async (command) => {
+    const { child, exited } = await start([command]);
+    child.kill('SIGTERM');
+    await exited;
+    await noneLeft();
+  },
+  60_000,
+);
+
 // `serve` and `run` listen for signals one way while the module loads (end its servers, then exit) and
 // another once it has (stop serving, end them meanwhile). A signal that arrived just before the change
 // was once given to neither: Node hands a signal to the listeners present when its event loop reaches

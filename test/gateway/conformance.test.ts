@@ -13,6 +13,7 @@ import {
   unexpectedFailures,
 } from '../fixtures/mcp/conformance/run.js';
 import { ROOT } from '../mcp/support/wire.js';
+import { fixtureArgs } from '../support/cli-build.js';
 
 // The official MCP conformance suite, server mode, once per revision, against the gateway standing in
 // front of the conformance fixture registry (served on stdio by its own process): what passes
@@ -36,7 +37,7 @@ beforeAll(async () => {
   writeFileSync(
     file,
     JSON.stringify({
-      mcpServers: { conformance: { command: process.execPath, args: ['--import', 'tsx', UPSTREAM] } },
+      mcpServers: { conformance: { command: process.execPath, args: fixtureArgs(UPSTREAM) } },
       // The suite's client declares roots and expects its own back from the server's questions.
       toolpact: { servers: { conformance: { roots: 'client' } } },
     }),

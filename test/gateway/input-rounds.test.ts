@@ -9,6 +9,7 @@ import { elicitationApprover, type RunningHttpServer, serveHttp } from '../../sr
 import { RequestStateSealer } from '../../src/mcp/request-state.js';
 import { createPolicyGate, definePolicy } from '../../src/policy/index.js';
 import { modernRequest, ROOT } from '../mcp/support/wire.js';
+import { fixtureArgs } from '../support/cli-build.js';
 
 // Revision 2026-07-28 clients through the gateway, whose upstreams ask them questions in the middle
 // of a call: a legacy server pushing requests (the v1 SDK), and a 2026-07-28 server answering with
@@ -36,10 +37,10 @@ beforeAll(async () => {
     file,
     JSON.stringify({
       mcpServers: {
-        modern: { command: process.execPath, args: ['--import', 'tsx', MODERN] },
+        modern: { command: process.execPath, args: fixtureArgs(MODERN) },
         asking: { command: process.execPath, args: [ASKING], env: { ASKING_LOG: askingLog } },
         careful: { command: process.execPath, args: [ASKING] },
-        inturn: { command: process.execPath, args: ['--import', 'tsx', IN_TURN] },
+        inturn: { command: process.execPath, args: fixtureArgs(IN_TURN) },
       },
       toolpact: {
         servers: { modern: { roots: 'client' }, asking: { roots: 'client' }, careful: { prefix: 'always' } },

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { toolpactArgs } from '../support/cli-build.js';
+import { fixtureArgs, toolpactArgs } from '../support/cli-build.js';
 import { catchesTerm, processesWith as survivors, until, workspace } from './support.js';
 
 // However a gateway ends, or restarts a server, no process it started is left: not the server (which
@@ -173,7 +173,7 @@ test(
   async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', resolve('test/fixtures/gateway/exit-without-close.ts'), STUBBORN, marker],
+      [...fixtureArgs(resolve('test/fixtures/gateway/exit-without-close.ts')), STUBBORN, marker],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';

@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { defineTool, Registry, ToolDefinitionError } from '../../src/index.js';
 import { importMcpTools, type McpImport, serveHttp } from '../../src/mcp/index.js';
 import { fixtureRegistry } from '../fixtures/mcp/tools.js';
+import { fixtureArgs } from '../support/cli-build.js';
 import { type Recording, ROOT, recordingTransport } from './support/wire.js';
 import { invalidClientMessagesByEra } from './support/wire-eras.js';
 
@@ -16,7 +17,7 @@ function fixtureTransport(env: Record<string, string> = {}) {
   return recordingTransport(
     new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', SERVER],
+      args: fixtureArgs(SERVER),
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...env },
       stderr: 'pipe',

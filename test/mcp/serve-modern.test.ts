@@ -15,6 +15,7 @@ import {
 } from '../../src/mcp/index.js';
 import { RequestStateSealer } from '../../src/mcp/request-state.js';
 import { fixtureRegistry } from '../fixtures/mcp/tools.js';
+import { fixtureArgs } from '../support/cli-build.js';
 import {
   invalidMessages,
   type Recording,
@@ -521,7 +522,7 @@ describe('revision 2026-07-28 over stdio, raw JSON-RPC', () => {
 
   beforeAll(() => {
     stdioNotes = mkdtempSync(join(tmpdir(), 'toolpact-modern-stdio-'));
-    child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
+    child = spawn(process.execPath, fixtureArgs(SERVER), {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', FIXTURE_NOTES_DIR: stdioNotes },
     });

@@ -10,6 +10,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { fixtureArgs } from '../support/cli-build.js';
 import { invalidMessages, type Recording, ROOT, recordingTransport, text } from './support/wire.js';
 
 const SERVER = join(ROOT, 'test', 'fixtures', 'mcp', 'stdio-server.ts');
@@ -23,7 +24,7 @@ interface Connected {
 async function connect(env: Record<string, string>, elicit?: 'once' | 'deny'): Promise<Connected> {
   const inner = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', SERVER],
+    args: fixtureArgs(SERVER),
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stderr: 'pipe',

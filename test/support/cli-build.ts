@@ -1,5 +1,5 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { inject } from 'vitest';
@@ -23,22 +23,28 @@ export async function buildSource(): Promise<{ folder: string; remove: () => voi
   const cache = join(ROOT, 'node_modules', '.cache', 'toolpact-test-build');
   mkdirSync(cache, { recursive: true });
   const folder = mkdtempSync(join(cache, 'run-'));
-  const source = join(ROOT, 'src');
-  const files = readdirSync(source, { recursive: true, encoding: 'utf8' }).filter((file) =>
-    statSync(join(source, file)).isFile(),
-  );
+  // The test modules too (the fixtures and the support files they import; not the tests), beside it
+  // as in the checkout, so that a fixture server's `../../../src/…` is the build's (see fixtureArgs).
   const typescript = (file: string) => /\.[cm]?ts$/.test(file) && !file.endsWith('.d.ts');
+  const filesOf = (tree: string) =>
+    readdirSync(join(ROOT, tree), { recursive: true, encoding: 'utf8' })
+      .filter((file) => statSync(join(ROOT, tree, file)).isFile())
+      .map((file) => join(tree, file));
+  const source = filesOf('src');
+  const fixtures = filesOf(join('test', 'fixtures'));
+  const testModules = filesOf('test').filter((file) => typescript(file) && !file.endsWith('.test.ts'));
   await build({
-    entryPoints: files.filter(typescript).map((file) => join(source, file)),
-    outdir: join(folder, 'src'),
-    outbase: source,
+    entryPoints: [...source, ...testModules].filter(typescript).map((file) => join(ROOT, file)),
+    outdir: folder,
+    outbase: ROOT,
     format: 'esm',
     platform: 'node',
     target: 'node20',
     logLevel: 'error',
   });
-  for (const file of files.filter((file) => !typescript(file))) {
-    cpSync(join(source, file), join(folder, 'src', file));
+  // What the modules read beside them: the studio's UI, the fixtures' data and plain JavaScript servers.
+  for (const file of [...source, ...fixtures].filter((file) => !typescript(file))) {
+    cpSync(join(ROOT, file), join(folder, file));
   }
   // Under node_modules a .js file is CommonJS unless its own package.json says otherwise.
   writeFileSync(join(folder, 'package.json'), '{ "type": "module" }\n');
@@ -70,4 +76,17 @@ export function cliModuleArgs(path: string, script: string): string[] {
     folder === undefined ? join(ROOT, 'src', path) : join(folder, 'src', path.replace(/\.ts$/, '.js'));
   const source = `const MODULE = await import(${JSON.stringify(pathToFileURL(file).href)});\n${script}`;
   return [...(folder === undefined ? ['--import', 'tsx'] : []), '--input-type=module', '-e', source];
+}
+
+/**
+ * The arguments of `node` that run the TypeScript fixture `path` (a file under `test/fixtures/`): its
+ * JavaScript in the run's build when there is one (a plain `node` start, about a third of the CPU of
+ * compiling it and the `src/` it imports through tsx), else the file itself through tsx.
+ */
+export function fixtureArgs(path: string): string[] {
+  const folder = inject('toolpactBuild');
+  const inFixtures = relative(join(ROOT, 'test', 'fixtures'), path);
+  if (folder === undefined || inFixtures.startsWith('..') || !/\.ts$/.test(path))
+    return ['--import', 'tsx', path];
+  return [join(folder, 'test', 'fixtures', inFixtures.replace(/\.ts$/, '.js'))];
 }

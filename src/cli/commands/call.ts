@@ -7,7 +7,6 @@ import type { CliIo, Command, ExitCode } from '../io.js';
 import { UsageError } from '../io.js';
 import { closeWithin, ownLoaded } from '../lifecycle.js';
 import { loadRegistry } from '../load-module.js';
-import { endProcessGroupsOnSignal } from '../stop-signal.js';
 import { terminalApprover } from '../terminal-approver.js';
 
 /** `toolpact call <module> <tool> '<json>'`: dispatch one call through the permission gate and print the envelope. */
@@ -50,13 +49,8 @@ export const command: Command = {
         throw new UsageError('--timeout needs a positive number of milliseconds.');
     }
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
-    // A one-shot command: a signal ends the MCP servers the module started, then the process.
-    const groups = endProcessGroupsOnSignal('exit');
-    try {
-      return await callTool(modulePath, toolName, json, timeoutMs, policy, flags, io);
-    } finally {
-      groups.dispose();
-    }
+    // A one-shot command: a signal ends the MCP servers the module started, then the process (main.ts).
+    return callTool(modulePath, toolName, json, timeoutMs, policy, flags, io);
   },
 };
 

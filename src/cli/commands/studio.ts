@@ -7,7 +7,7 @@ import type { Command } from '../io.js';
 import { InputError, UsageError } from '../io.js';
 import { CLOSE_GRACE_MS, closeWithin } from '../lifecycle.js';
 import { openBrowser } from '../open-browser.js';
-import { stopSignal, wholeNumberFlag } from '../stop-signal.js';
+import { endProcessGroupsOnSignal, stopSignal, wholeNumberFlag } from '../stop-signal.js';
 import { studioAuth, studioSource } from '../studio-source.js';
 
 /**
@@ -88,61 +88,73 @@ export const command: Command = {
     }
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
     const { startStudio } = await import('../../studio/index.js');
-    const source = await studioSource(modulePath, flags, policy, io);
-    // Opened before anything listens, so an unreachable store is a usage error; closed after the studio.
-    let store: PostgresStore | undefined;
-    let studio: Awaited<ReturnType<typeof startStudio>>;
+    // The module may start MCP servers as it loads (importMcpTools over stdio), as may --mcp and
+    // --gateway: until the studio listens, a signal ends them, then the process.
+    const loading = endProcessGroupsOnSignal('exit');
     try {
-      store = await openStoreOption(flags.store, io, 'studio', source.policy);
-      const by = io.env.USER ?? io.env.LOGNAME;
-      const { abandon: _, ...options } = source;
-      studio = await startStudio({
-        ...options,
-        ...(store ? { store, ...(by ? { decider: by } : {}) } : {}),
-        port,
-        host,
-        ...(auth ? { auth, env: io.env } : {}),
-        ...(insecureNoAuth ? { insecureNoAuth } : {}),
-      });
-    } catch (error) {
-      await source.abandon?.();
-      await store?.close();
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-        throw new UsageError(
-          `Cannot listen on ${host}:${port} (${code}); give another --host or --port (0 for a free one).`,
-        );
+      const source = await studioSource(modulePath, flags, policy, io);
+      // Opened before anything listens, so an unreachable store is a usage error; closed after the studio.
+      let store: PostgresStore | undefined;
+      let studio: Awaited<ReturnType<typeof startStudio>>;
+      try {
+        store = await openStoreOption(flags.store, io, 'studio', source.policy);
+        const by = io.env.USER ?? io.env.LOGNAME;
+        const { abandon: _, ...options } = source;
+        studio = await startStudio({
+          ...options,
+          ...(store ? { store, ...(by ? { decider: by } : {}) } : {}),
+          port,
+          host,
+          ...(auth ? { auth, env: io.env } : {}),
+          ...(insecureNoAuth ? { insecureNoAuth } : {}),
+        });
+      } catch (error) {
+        await source.abandon?.();
+        await store?.close();
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+          throw new UsageError(
+            `Cannot listen on ${host}:${port} (${code}); give another --host or --port (0 for a free one).`,
+          );
+        }
+        if ((error as Error).name === 'StudioSignInError')
+          throw new UsageError(`--auth: ${(error as Error).message}`);
+        if (source.kind === 'module' || typeof flags.gateway === 'string') throw error;
+        if (error instanceof UsageError || error instanceof InputError) throw error;
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new InputError(`Cannot read the tools of the MCP server "${source.label}": ${reason}`);
       }
-      if ((error as Error).name === 'StudioSignInError')
-        throw new UsageError(`--auth: ${(error as Error).message}`);
-      if (source.kind === 'module' || typeof flags.gateway === 'string') throw error;
-      if (error instanceof UsageError || error instanceof InputError) throw error;
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new InputError(`Cannot read the tools of the MCP server "${source.label}": ${reason}`);
-    }
 
-    const stop = stopSignal();
-    try {
-      if (auth?.studio) {
-        io.stderr(
-          `toolpact studio: signing people in with ${auth.studio.issuer} as the client ${auth.studio.clientId}; its redirect URI is ${new URL('/auth/callback', studio.url).href}.\n`,
-        );
-      } else if (insecureNoAuth && !isLoopbackHost(host.replace(/^\[|\]$/g, ''))) {
-        io.stderr(
-          `toolpact studio: listening on ${host}, reachable from the network, with no sign-in (--insecure-no-auth); every response carries a Toolpact-Warning header. Put it behind a proxy that authenticates, or give --auth.\n`,
-        );
+      // The studio listens: a signal now stops it, and ends the servers meanwhile (added before the
+      // loading listener goes, so that no signal falls between them).
+      const stop = stopSignal();
+      const groups = endProcessGroupsOnSignal('shutdown');
+      loading.dispose();
+      try {
+        if (auth?.studio) {
+          io.stderr(
+            `toolpact studio: signing people in with ${auth.studio.issuer} as the client ${auth.studio.clientId}; its redirect URI is ${new URL('/auth/callback', studio.url).href}.\n`,
+          );
+        } else if (insecureNoAuth && !isLoopbackHost(host.replace(/^\[|\]$/g, ''))) {
+          io.stderr(
+            `toolpact studio: listening on ${host}, reachable from the network, with no sign-in (--insecure-no-auth); every response carries a Toolpact-Warning header. Put it behind a proxy that authenticates, or give --auth.\n`,
+          );
+        }
+        io.stderr(`toolpact studio: open ${studio.url}\n`);
+        if (flags.open === true) openBrowser(studio.url, io.stderr);
+        const signal = await stop.signalled;
+        io.stderr(`toolpact studio: ${signal}, stopping.\n`);
+        return 0;
+      } finally {
+        stop.dispose();
+        // Longer than the source's own bound, so that one says what hung.
+        await closeWithin(studio, io, 'studio', 'the studio', CLOSE_GRACE_MS + 1_000);
+        // After the studio, so the records of its last calls are committed first.
+        await store?.close();
+        groups.dispose();
       }
-      io.stderr(`toolpact studio: open ${studio.url}\n`);
-      if (flags.open === true) openBrowser(studio.url, io.stderr);
-      const signal = await stop.signalled;
-      io.stderr(`toolpact studio: ${signal}, stopping.\n`);
-      return 0;
     } finally {
-      stop.dispose();
-      // Longer than the source's own bound, so that one says what hung.
-      await closeWithin(studio, io, 'studio', 'the studio', CLOSE_GRACE_MS + 1_000);
-      // After the studio, so the records of its last calls are committed first.
-      await store?.close();
+      loading.dispose();
     }
   },
 };
