@@ -11,6 +11,7 @@ import { type ExtractDiagnostic, type Report, sortDiagnostics } from './diagnost
 import { findToolDeclarations } from './find-tool-declarations.js';
 import ts from './peer.js';
 import { readToolContract } from './read-tool-contract.js';
+import { sourceFileCachingHost } from './source-file-cache.js';
 
 /** What to extract from: source files, or a tsconfig (its files), and where the module goes. */
 export interface ExtractOptions {
@@ -191,7 +192,11 @@ function createProgram(
     declaration: false,
     sourceMap: false,
   };
-  const program = ts.createProgram({ rootNames, options: compilerOptions });
+  const program = ts.createProgram({
+    rootNames,
+    options: compilerOptions,
+    host: sourceFileCachingHost(compilerOptions),
+  });
   const wanted = new Set(rootNames.map((name) => resolve(name)));
   const roots = program
     .getSourceFiles()
