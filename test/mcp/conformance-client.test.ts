@@ -14,8 +14,10 @@ import { ROOT } from './support/wire.js';
 // The official MCP conformance suite (0.2.0-alpha.12), client mode, once per protocol revision: the client
 // under test is toolpact's importer (importMcpTools into a Registry, calls through registry.call,
 // elicitation through onElicitation), driven by test/fixtures/mcp/conformance-client.ts. The runner
-// starts one client process per scenario, all at once; the wrapper is bundled once (esbuild, packages
-// left external) so that each start costs plain `node`, not a tsx transform, on a 2-core machine.
+// starts one client process per scenario, all at once; the wrapper is bundled once (esbuild, with the
+// packages it imports) so that each start costs one file for plain `node`: no tsx transform, no module
+// resolution across node_modules (measured: 0.3 s of CPU a start, against 0.5 s with the packages
+// left external), on a 2-core machine.
 
 type Revision = '2025-11-25' | '2026-07-28';
 const baseline = JSON.parse(readFileSync(join(ROOT, 'test', 'mcp', 'conformance-baseline.json'), 'utf8')) as {
@@ -40,9 +42,12 @@ beforeAll(async () => {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    packages: 'external',
     target: 'node20',
     outfile: client,
+    // The packages' CommonJS modules require Node's own modules: an ES module bundle needs a require.
+    banner: {
+      js: "import { createRequire as toolpactCreateRequire } from 'node:module';\nconst require = toolpactCreateRequire(import.meta.url);",
+    },
     logLevel: 'silent',
   });
   const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(client)}`;
