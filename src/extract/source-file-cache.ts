@@ -45,11 +45,10 @@ export function sourceFileCachingHost(options: TS.CompilerOptions): TS.CompilerH
       kept.set(key, found);
       return found.file;
     }
-    const file = parse(fileName, languageVersionOrOptions, onError);
-    if (file) {
-      kept.set(key, { text: file.text, file });
-      if (kept.size > MAX_FILES) kept.delete(kept.keys().next().value as string);
-    }
+    // Parsed from the text just read, as the compiler's own host would parse it.
+    const file = ts.createSourceFile(fileName, text, languageVersionOrOptions);
+    kept.set(key, { text, file });
+    if (kept.size > MAX_FILES) kept.delete(kept.keys().next().value as string);
     return file;
   };
   return host;

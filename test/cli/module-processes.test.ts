@@ -1,4 +1,4 @@
-// `toolpact serve` and `toolpact call` end the MCP servers their module started (importMcpTools over
+// `toolpact serve`, `lint` and `studio` end the MCP servers their module started (importMcpTools over
 // stdio) whichever way a signal comes, as the gateway does: the server ignores its stdin's close and
 // forks a grandchild that ignores SIGTERM; what is left is counted through /proc.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';

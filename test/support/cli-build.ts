@@ -31,10 +31,11 @@ export async function buildSource(): Promise<{ folder: string; remove: () => voi
       .filter((file) => statSync(join(ROOT, tree, file)).isFile())
       .map((file) => join(tree, file));
   const source = filesOf('src');
-  const fixtures = filesOf(join('test', 'fixtures'));
-  const testModules = filesOf('test').filter((file) => typescript(file) && !file.endsWith('.test.ts'));
+  const tests = filesOf('test');
+  const testModules = tests.filter((file) => typescript(file) && !file.endsWith('.test.ts'));
+  const fixtures = tests.filter((file) => file.startsWith(join('test', 'fixtures', '')));
   await build({
-    entryPoints: [...source, ...testModules].filter(typescript).map((file) => join(ROOT, file)),
+    entryPoints: [...source.filter(typescript), ...testModules].map((file) => join(ROOT, file)),
     outdir: folder,
     outbase: ROOT,
     format: 'esm',

@@ -88,19 +88,16 @@ export const command: Command = {
     }
     const policy = await choosePolicy(typeof flags.policy === 'string' ? flags.policy : undefined, io.cwd);
     const { startStudio } = await import('../../studio/index.js');
-    // The module may start MCP servers as it loads (importMcpTools over stdio), as may --mcp and
-    // --gateway: until the studio listens, a signal ends them, then the process.
-    const loading = endProcessGroupsOnSignal('exit');
-    try {
+    // Loads what the studio shows and starts it; opened before anything listens, so an unreachable
+    // store is a usage error; closed after the studio.
+    const open = async () => {
       const source = await studioSource(modulePath, flags, policy, io);
-      // Opened before anything listens, so an unreachable store is a usage error; closed after the studio.
       let store: PostgresStore | undefined;
-      let studio: Awaited<ReturnType<typeof startStudio>>;
       try {
         store = await openStoreOption(flags.store, io, 'studio', source.policy);
         const by = io.env.USER ?? io.env.LOGNAME;
         const { abandon: _, ...options } = source;
-        studio = await startStudio({
+        const studio = await startStudio({
           ...options,
           ...(store ? { store, ...(by ? { decider: by } : {}) } : {}),
           port,
@@ -108,6 +105,7 @@ export const command: Command = {
           ...(auth ? { auth, env: io.env } : {}),
           ...(insecureNoAuth ? { insecureNoAuth } : {}),
         });
+        return { studio, store };
       } catch (error) {
         await source.abandon?.();
         await store?.close();
@@ -124,37 +122,36 @@ export const command: Command = {
         const reason = error instanceof Error ? error.message : String(error);
         throw new InputError(`Cannot read the tools of the MCP server "${source.label}": ${reason}`);
       }
-
-      // The studio listens: a signal now stops it, and ends the servers meanwhile (added before the
-      // loading listener goes, so that no signal falls between them).
-      const stop = stopSignal();
-      const groups = endProcessGroupsOnSignal('shutdown');
-      loading.dispose();
-      try {
-        if (auth?.studio) {
-          io.stderr(
-            `toolpact studio: signing people in with ${auth.studio.issuer} as the client ${auth.studio.clientId}; its redirect URI is ${new URL('/auth/callback', studio.url).href}.\n`,
-          );
-        } else if (insecureNoAuth && !isLoopbackHost(host.replace(/^\[|\]$/g, ''))) {
-          io.stderr(
-            `toolpact studio: listening on ${host}, reachable from the network, with no sign-in (--insecure-no-auth); every response carries a Toolpact-Warning header. Put it behind a proxy that authenticates, or give --auth.\n`,
-          );
-        }
-        io.stderr(`toolpact studio: open ${studio.url}\n`);
-        if (flags.open === true) openBrowser(studio.url, io.stderr);
-        const signal = await stop.signalled;
-        io.stderr(`toolpact studio: ${signal}, stopping.\n`);
-        return 0;
-      } finally {
-        stop.dispose();
-        // Longer than the source's own bound, so that one says what hung.
-        await closeWithin(studio, io, 'studio', 'the studio', CLOSE_GRACE_MS + 1_000);
-        // After the studio, so the records of its last calls are committed first.
-        await store?.close();
-        groups.dispose();
+    };
+    // The module may start MCP servers as it loads (importMcpTools over stdio), as may --mcp and
+    // --gateway: until the studio listens, a signal ends them, then the process.
+    const loading = endProcessGroupsOnSignal('exit');
+    const { studio, store } = await open().finally(() => loading.dispose());
+    // The studio listens: a signal now stops it, and ends the servers meanwhile.
+    const stop = stopSignal();
+    const groups = endProcessGroupsOnSignal('shutdown');
+    try {
+      if (auth?.studio) {
+        io.stderr(
+          `toolpact studio: signing people in with ${auth.studio.issuer} as the client ${auth.studio.clientId}; its redirect URI is ${new URL('/auth/callback', studio.url).href}.\n`,
+        );
+      } else if (insecureNoAuth && !isLoopbackHost(host.replace(/^\[|\]$/g, ''))) {
+        io.stderr(
+          `toolpact studio: listening on ${host}, reachable from the network, with no sign-in (--insecure-no-auth); every response carries a Toolpact-Warning header. Put it behind a proxy that authenticates, or give --auth.\n`,
+        );
       }
+      io.stderr(`toolpact studio: open ${studio.url}\n`);
+      if (flags.open === true) openBrowser(studio.url, io.stderr);
+      const signal = await stop.signalled;
+      io.stderr(`toolpact studio: ${signal}, stopping.\n`);
+      return 0;
     } finally {
-      loading.dispose();
+      stop.dispose();
+      // Longer than the source's own bound, so that one says what hung.
+      await closeWithin(studio, io, 'studio', 'the studio', CLOSE_GRACE_MS + 1_000);
+      // After the studio, so the records of its last calls are committed first.
+      await store?.close();
+      groups.dispose();
     }
   },
 };
